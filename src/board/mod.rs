@@ -1,0 +1,542 @@
+//! The board: stones as bitboards, per-direction line keys, and the
+//! incrementally kept pattern state of every empty cell.
+//!
+//! Each line of each direction is one `u64` with 2 bits a cell (empty,
+//! black, white, wall) and 5 wall cells of padding before it, so the window
+//! around any cell is one shift and mask. A move flips its 2 bits in the four
+//! lines through it, then re-reads the pattern of the empty cells within the
+//! window's reach along those four lines only; the cells whose pattern changed
+//! are saved on an undo stack, so `unmake` restores them by copy.
+
+mod renju;
+mod zobrist;
+
+use crate::bitboard::Bitboard;
+use crate::pattern::{nibbles, stone_code, Class, Pattern, PatternTable};
+use crate::types::{Color, Pos, Rule, CELLS, MAX_SIZE, MIN_SIZE, STRIDE};
+use std::fmt;
+
+pub use zobrist::{zobrist_key, SIDE_KEY};
+
+/// Number of line directions.
+pub const DIRS: usize = 4;
+/// Directions as (dx, dy): horizontal, vertical, diagonal, anti-diagonal.
+pub const DIR_STEPS: [(isize, isize); DIRS] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+/// Index offset of one step along each direction.
+const DELTA: [isize; DIRS] = [1, STRIDE as isize, STRIDE as isize + 1, 1 - STRIDE as isize];
+/// Wall cells stored before position 0 of every line.
+const PAD: usize = 5;
+/// Lines per direction (diagonals of a 22x22 board: 43).
+const LINES: usize = 2 * MAX_SIZE;
+
+/// The line of direction `d` through (x, y), and the cell's position on it.
+#[inline(always)]
+fn line_pos(d: usize, x: usize, y: usize) -> (usize, usize) {
+    match d {
+        0 => (y, x),
+        1 => (x, y),
+        2 => (x + MAX_SIZE - 1 - y, x),
+        _ => (x + y, x),
+    }
+}
+
+/// Why a move was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MoveError {
+    /// The cell is outside the board.
+    OffBoard { x: usize, y: usize },
+    /// The cell already holds a stone.
+    Occupied(Pos),
+}
+
+impl fmt::Display for MoveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MoveError::OffBoard { x, y } => write!(f, "{x},{y} is off the board"),
+            MoveError::Occupied(p) => write!(f, "{p} is already taken"),
+        }
+    }
+}
+
+impl std::error::Error for MoveError {}
+
+/// Why a board could not be made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SizeError {
+    pub width: usize,
+    pub height: usize,
+}
+
+impl fmt::Display for SizeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "board size {}x{} is not supported (each side must be {MIN_SIZE} to {MAX_SIZE})",
+            self.width, self.height
+        )
+    }
+}
+
+impl std::error::Error for SizeError {}
+
+/// What a move changed, to be put back by `unmake`.
+#[derive(Clone, Copy)]
+struct State {
+    pos: Pos,
+    color: Color,
+    side: Color,
+    undo_len: u32,
+    won: bool,
+    hash: u64,
+    counts: [[u16; Class::COUNT]; 2],
+    area: Bitboard,
+}
+
+/// A position with its incremental pattern state.
+#[derive(Clone)]
+pub struct Board {
+    width: usize,
+    height: usize,
+    rule: Rule,
+    table: &'static PatternTable,
+    on_board: Bitboard,
+    stones: [Bitboard; 2],
+    keys: [[u64; LINES]; DIRS],
+    /// Per cell, one byte a direction: black pattern low nibble, white high.
+    /// Zero on stones and off the board.
+    pat: [u32; CELLS],
+    /// Per colour, per cell: the threat class (`Class as u8`).
+    cls: [[u8; CELLS]; 2],
+    /// Per colour: how many empty cells have each class.
+    counts: [[u16; Class::COUNT]; 2],
+    /// Cells within Chebyshev distance 2 of a stone (stones included).
+    area: Bitboard,
+    hash: u64,
+    side: Color,
+    history: Vec<State>,
+    /// Saved cells: index | class black << 16 | class white << 24 | pattern word << 32.
+    undo: Vec<u64>,
+}
+
+impl Board {
+    /// An empty `size` x `size` board.
+    pub fn new(size: usize, rule: Rule) -> Result<Board, SizeError> {
+        Board::new_rect(size, size, rule)
+    }
+
+    /// An empty `width` x `height` board.
+    pub fn new_rect(width: usize, height: usize, rule: Rule) -> Result<Board, SizeError> {
+        if !(MIN_SIZE..=MAX_SIZE).contains(&width) || !(MIN_SIZE..=MAX_SIZE).contains(&height) {
+            return Err(SizeError { width, height });
+        }
+        let mut b = Board {
+            width,
+            height,
+            rule,
+            table: PatternTable::get(rule),
+            on_board: Bitboard::board_mask(width, height),
+            stones: [Bitboard::EMPTY; 2],
+            keys: [[0; LINES]; DIRS],
+            pat: [0; CELLS],
+            cls: [[0; CELLS]; 2],
+            counts: [[0; Class::COUNT]; 2],
+            area: Bitboard::EMPTY,
+            hash: 0,
+            side: Color::Black,
+            history: Vec::with_capacity(width * height + 1),
+            undo: Vec::with_capacity(64 * 16),
+        };
+        b.rebuild();
+        Ok(b)
+    }
+
+    /// Recomputes every derived field from the stones and the side to move.
+    fn rebuild(&mut self) {
+        self.keys = [[u64::MAX; LINES]; DIRS];
+        for p in self.on_board.iter() {
+            let code = match self.stone(p) {
+                None => 0,
+                Some(c) => stone_code(c),
+            };
+            for d in 0..DIRS {
+                let (line, t) = line_pos(d, p.x(), p.y());
+                let shift = 2 * (t + PAD);
+                self.keys[d][line] = (self.keys[d][line] & !(3 << shift)) | code << shift;
+            }
+        }
+        self.pat = [0; CELLS];
+        self.cls = [[0; CELLS]; 2];
+        self.counts = [[0; Class::COUNT]; 2];
+        self.area = Bitboard::EMPTY;
+        self.hash = if self.side == Color::White {
+            SIDE_KEY
+        } else {
+            0
+        };
+        for p in self.on_board.iter() {
+            let i = p.index();
+            match self.stone(p) {
+                Some(c) => {
+                    self.area.add_square2(p, &self.on_board);
+                    self.hash ^= zobrist_key(c, p);
+                }
+                None => {
+                    let mut word = 0u32;
+                    for d in 0..DIRS {
+                        let (line, t) = line_pos(d, p.x(), p.y());
+                        word |= (self.window_byte(self.keys[d][line], t) as u32) << (8 * d);
+                    }
+                    self.pat[i] = word;
+                    for c in [Color::Black, Color::White] {
+                        let k = self.table.class_of(c, nibbles(word, c)) as u8;
+                        self.cls[c.index()][i] = k;
+                        self.counts[c.index()][k as usize] += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The pattern byte of the cell at position `t` of a line with key `key`.
+    #[inline(always)]
+    fn window_byte(&self, key: u64, t: usize) -> u8 {
+        let half = self.table.half;
+        let w = key >> (2 * (t + PAD - half));
+        let lo_mask = (1u64 << (2 * half)) - 1;
+        let index = (w & lo_mask) | ((w >> (2 * half + 2)) & lo_mask) << (2 * half);
+        self.table.line[index as usize]
+    }
+
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    /// The side to move: the opposite of the last stone's colour.
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    /// Number of stones on the board.
+    pub fn ply(&self) -> usize {
+        self.history.len()
+    }
+
+    /// The moves played, in order.
+    pub fn moves(&self) -> impl DoubleEndedIterator<Item = (Pos, Color)> + '_ {
+        self.history.iter().map(|s| (s.pos, s.color))
+    }
+
+    pub fn last_move(&self) -> Option<Pos> {
+        self.history.last().map(|s| s.pos)
+    }
+
+    /// The Zobrist key of stones and side to move.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Is (x, y) on this board?
+    pub fn contains(&self, x: usize, y: usize) -> bool {
+        x < self.width && y < self.height
+    }
+
+    pub fn stone(&self, p: Pos) -> Option<Color> {
+        if self.stones[0].contains(p) {
+            Some(Color::Black)
+        } else if self.stones[1].contains(p) {
+            Some(Color::White)
+        } else {
+            None
+        }
+    }
+
+    /// Is `p` an empty cell of the board?
+    #[inline]
+    pub fn is_empty(&self, p: Pos) -> bool {
+        self.on_board.contains(p) && self.stone(p).is_none()
+    }
+
+    pub fn stones(&self, c: Color) -> &Bitboard {
+        &self.stones[c.index()]
+    }
+
+    pub fn cells(&self) -> &Bitboard {
+        &self.on_board
+    }
+
+    /// Empty cells within Chebyshev distance 2 of a stone; the centre cell
+    /// on an empty board.
+    pub fn candidates(&self) -> Bitboard {
+        if self.history.is_empty() {
+            let mut b = Bitboard::EMPTY;
+            b.set(self.center());
+            return b;
+        }
+        self.area & !(self.stones[0] | self.stones[1])
+    }
+
+    pub fn center(&self) -> Pos {
+        Pos::new(self.width / 2, self.height / 2)
+    }
+
+    /// Did the last move make a winning five?
+    pub fn is_won(&self) -> bool {
+        self.history.last().is_some_and(|s| s.won)
+    }
+
+    /// The winner, if the last move made five.
+    pub fn winner(&self) -> Option<Color> {
+        self.history.last().filter(|s| s.won).map(|s| s.color)
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.history.len() == self.width * self.height
+    }
+
+    /// The threat class of empty cell `p` for `c` (`Class::None` on stones).
+    #[inline]
+    pub fn class(&self, c: Color, p: Pos) -> Class {
+        Class::from_u8(self.cls[c.index()][p.index()])
+    }
+
+    /// The line pattern of empty cell `p` for `c` in direction `d`.
+    #[inline]
+    pub fn pattern(&self, c: Color, p: Pos, d: usize) -> Pattern {
+        Pattern::from_u8((self.pat[p.index()] >> (8 * d + 4 * c.index())) as u8 & 15)
+    }
+
+    /// How many empty cells have class `k` for `c`.
+    #[inline]
+    pub fn count(&self, c: Color, k: Class) -> u32 {
+        self.counts[c.index()][k as usize] as u32
+    }
+
+    /// Would `c` win by playing at `p`?
+    #[inline]
+    pub fn makes_five(&self, c: Color, p: Pos) -> bool {
+        self.cls[c.index()][p.index()] == Class::Five as u8
+    }
+
+    /// Plays `p` for the side to move, checking it.
+    pub fn try_play(&mut self, p: Pos) -> Result<(), MoveError> {
+        self.try_play_color(p, self.side)
+    }
+
+    /// Plays a move given by coordinates, checking them.
+    pub fn try_play_xy(&mut self, x: usize, y: usize) -> Result<(), MoveError> {
+        if !self.contains(x, y) {
+            return Err(MoveError::OffBoard { x, y });
+        }
+        self.try_play(Pos::new(x, y))
+    }
+
+    /// Puts a stone of colour `c` at `p`, checking it. The side to move
+    /// becomes the other colour.
+    pub fn try_play_color(&mut self, p: Pos, c: Color) -> Result<(), MoveError> {
+        if !self.on_board.contains(p) {
+            return Err(MoveError::OffBoard { x: p.x(), y: p.y() });
+        }
+        if self.stone(p).is_some() {
+            return Err(MoveError::Occupied(p));
+        }
+        self.play_color(p, c);
+        Ok(())
+    }
+
+    /// Plays `p` for the side to move. `p` must be an empty cell.
+    #[inline]
+    pub fn make(&mut self, p: Pos) {
+        self.play_color(p, self.side)
+    }
+
+    /// Puts a stone of colour `c` at empty cell `p`.
+    #[inline]
+    pub fn play_color(&mut self, p: Pos, c: Color) {
+        debug_assert!(self.is_empty(p), "make on {p}");
+        match self.table.half {
+            4 => self.put::<4>(p, c),
+            _ => self.put::<5>(p, c),
+        }
+    }
+
+    #[inline(always)]
+    fn put<const H: usize>(&mut self, p: Pos, c: Color) {
+        let pi = p.index();
+        let old = self.pat[pi];
+        let (k0, k1) = (self.cls[0][pi], self.cls[1][pi]);
+        self.history.push(State {
+            pos: p,
+            color: c,
+            side: self.side,
+            undo_len: self.undo.len() as u32,
+            won: self.cls[c.index()][pi] == Class::Five as u8,
+            hash: self.hash,
+            counts: self.counts,
+            area: self.area,
+        });
+        self.undo
+            .push(pi as u64 | (k0 as u64) << 16 | (k1 as u64) << 24 | (old as u64) << 32);
+        self.counts[0][k0 as usize] -= 1;
+        self.counts[1][k1 as usize] -= 1;
+        self.pat[pi] = 0;
+        self.cls[0][pi] = 0;
+        self.cls[1][pi] = 0;
+        self.stones[c.index()].set(p);
+        self.hash ^= zobrist_key(c, p);
+        if self.side != c.opposite() {
+            self.hash ^= SIDE_KEY;
+        }
+        self.side = c.opposite();
+        self.area.add_square2(p, &self.on_board);
+
+        let (x, y) = (p.x(), p.y());
+        let code = stone_code(c);
+        for d in 0..DIRS {
+            let (line, t) = line_pos(d, x, y);
+            let key = self.keys[d][line] ^ (code << (2 * (t + PAD)));
+            self.keys[d][line] = key;
+            self.update_line::<H>(d, key, t, pi);
+        }
+    }
+
+    /// Re-reads the patterns of the empty cells within reach of position `t`
+    /// along line `key` of direction `d`.
+    #[inline(always)]
+    fn update_line<const H: usize>(&mut self, d: usize, key: u64, t: usize, pi: usize) {
+        let width_bits = 2 * (2 * H + 1);
+        let win = (key >> (2 * (t + PAD - H))) & ((1u64 << width_bits) - 1);
+        // Bit 2j is set where slot j of the window is empty.
+        let mut empties = !(win | (win >> 1)) & 0x5555_5555_5555_5555 & ((1u64 << width_bits) - 1);
+        let lo_mask = (1u64 << (2 * H)) - 1;
+        let shift = 8 * d;
+        while empties != 0 {
+            let j = empties.trailing_zeros() as usize / 2;
+            empties &= empties - 1;
+            let q = (pi as isize + (j as isize - H as isize) * DELTA[d]) as usize;
+            // The window of q starts j - H slots after the window of p.
+            let w = key >> (2 * (t + j + PAD - 2 * H));
+            let index = (w & lo_mask) | ((w >> (2 * H + 2)) & lo_mask) << (2 * H);
+            let byte = self.table.line[index as usize];
+            let old = self.pat[q];
+            if (old >> shift) as u8 == byte {
+                continue;
+            }
+            let (k0, k1) = (self.cls[0][q], self.cls[1][q]);
+            self.undo
+                .push(q as u64 | (k0 as u64) << 16 | (k1 as u64) << 24 | (old as u64) << 32);
+            let new = (old & !(0xFF << shift)) | (byte as u32) << shift;
+            self.pat[q] = new;
+            let n0 = self.table.combine[0][nibbles(new, Color::Black) as usize];
+            let n1 = self.table.combine[1][nibbles(new, Color::White) as usize];
+            self.cls[0][q] = n0;
+            self.cls[1][q] = n1;
+            self.counts[0][k0 as usize] -= 1;
+            self.counts[0][n0 as usize] += 1;
+            self.counts[1][k1 as usize] -= 1;
+            self.counts[1][n1 as usize] += 1;
+        }
+    }
+
+    /// Takes back the last move. Does nothing on an empty board.
+    pub fn unmake(&mut self) {
+        let Some(st) = self.history.pop() else {
+            return;
+        };
+        while self.undo.len() > st.undo_len as usize {
+            let e = self.undo.pop().unwrap_or_default();
+            let q = (e & 0xFFFF) as usize;
+            self.cls[0][q] = (e >> 16) as u8;
+            self.cls[1][q] = (e >> 24) as u8;
+            self.pat[q] = (e >> 32) as u32;
+        }
+        self.counts = st.counts;
+        self.area = st.area;
+        self.hash = st.hash;
+        self.side = st.side;
+        let p = st.pos;
+        self.stones[st.color.index()].clear(p);
+        let code = stone_code(st.color);
+        for d in 0..DIRS {
+            let (line, t) = line_pos(d, p.x(), p.y());
+            self.keys[d][line] ^= code << (2 * (t + PAD));
+        }
+    }
+
+    /// Compares every incrementally kept field with a recomputation from
+    /// the bare stones; describes the first difference.
+    pub fn check_consistency(&self) -> Result<(), String> {
+        let mut fresh = self.clone();
+        fresh.rebuild();
+        if fresh.keys != self.keys {
+            return Err("line keys differ".into());
+        }
+        for p in self.on_board.iter() {
+            let i = p.index();
+            if fresh.pat[i] != self.pat[i] {
+                return Err(format!(
+                    "patterns at {p} differ: {:08x} kept, {:08x} recomputed",
+                    self.pat[i], fresh.pat[i]
+                ));
+            }
+            for c in 0..2 {
+                if fresh.cls[c][i] != self.cls[c][i] {
+                    return Err(format!("class of colour {c} at {p} differs"));
+                }
+            }
+        }
+        if fresh.counts != self.counts {
+            return Err(format!(
+                "class counts differ: {:?} kept, {:?} recomputed",
+                self.counts, fresh.counts
+            ));
+        }
+        if fresh.hash != self.hash {
+            return Err("Zobrist keys differ".into());
+        }
+        if fresh.area != self.area {
+            return Err("candidate areas differ".into());
+        }
+        Ok(())
+    }
+
+    /// The board as text, one row a line: `x` black, `o` white, `.` empty.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        for y in 0..self.height {
+            for x in 0..self.width {
+                s.push(match self.stone(Pos::new(x, y)) {
+                    Some(Color::Black) => 'x',
+                    Some(Color::White) => 'o',
+                    None => '.',
+                });
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+impl fmt::Debug for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Board {}x{} {} ply {}\n{}",
+            self.width,
+            self.height,
+            self.rule,
+            self.ply(),
+            self.to_text()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests;
