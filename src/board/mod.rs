@@ -26,6 +26,9 @@ pub const DIR_STEPS: [(isize, isize); DIRS] = [(1, 0), (0, 1), (1, 1), (1, -1)];
 const DELTA: [isize; DIRS] = [1, STRIDE as isize, STRIDE as isize + 1, 1 - STRIDE as isize];
 /// Wall cells stored before position 0 of every line.
 const PAD: usize = 5;
+/// Undo entries a full board can need: one for each stone, and one for each
+/// empty cell within reach along the four lines of each stone.
+const UNDO_CAP: usize = MAX_SIZE * MAX_SIZE * (1 + DIRS * 2 * 5);
 /// Lines per direction (diagonals of a 22x22 board: 43).
 const LINES: usize = 2 * MAX_SIZE;
 
@@ -115,7 +118,8 @@ pub struct Board {
     side: Color,
     history: Vec<State>,
     /// Saved cells: index | class black << 16 | class white << 24 | pattern word << 32.
-    undo: Vec<u64>,
+    undo: Box<[u64]>,
+    undo_len: usize,
 }
 
 impl Board {
@@ -144,7 +148,8 @@ impl Board {
             hash: 0,
             side: Color::Black,
             history: Vec::with_capacity(width * height + 1),
-            undo: Vec::with_capacity(64 * 16),
+            undo: vec![0; UNDO_CAP].into_boxed_slice(),
+            undo_len: 0,
         };
         b.rebuild();
         Ok(b)
@@ -376,16 +381,15 @@ impl Board {
             pos: p,
             color: c,
             side: self.side,
-            undo_len: self.undo.len() as u32,
+            undo_len: self.undo_len as u32,
             won: self.cls[c.index()][pi] == Class::Five as u8,
             hash: self.hash,
             counts: self.counts,
             area: self.area,
         });
-        self.undo
-            .push(pi as u64 | (k0 as u64) << 16 | (k1 as u64) << 24 | (old as u64) << 32);
-        self.counts[0][k0 as usize] -= 1;
-        self.counts[1][k1 as usize] -= 1;
+        self.save(pi, k0, k1, old);
+        self.counts[0][k0 as usize & 15] -= 1;
+        self.counts[1][k1 as usize & 15] -= 1;
         self.pat[pi] = 0;
         self.cls[0][pi] = 0;
         self.cls[1][pi] = 0;
@@ -405,6 +409,14 @@ impl Board {
             self.keys[d][line] = key;
             self.update_line::<H>(d, key, t, pi);
         }
+    }
+
+    /// Saves a cell's pattern word and classes for `unmake`.
+    #[inline(always)]
+    fn save(&mut self, q: usize, k0: u8, k1: u8, word: u32) {
+        self.undo[self.undo_len] =
+            q as u64 | (k0 as u64) << 16 | (k1 as u64) << 24 | (word as u64) << 32;
+        self.undo_len += 1;
     }
 
     /// Re-reads the patterns of the empty cells within reach of position `t`
@@ -430,18 +442,17 @@ impl Board {
                 continue;
             }
             let (k0, k1) = (self.cls[0][q], self.cls[1][q]);
-            self.undo
-                .push(q as u64 | (k0 as u64) << 16 | (k1 as u64) << 24 | (old as u64) << 32);
+            self.save(q, k0, k1, old);
             let new = (old & !(0xFF << shift)) | (byte as u32) << shift;
             self.pat[q] = new;
             let n0 = self.table.combine[0][nibbles(new, Color::Black) as usize];
             let n1 = self.table.combine[1][nibbles(new, Color::White) as usize];
             self.cls[0][q] = n0;
             self.cls[1][q] = n1;
-            self.counts[0][k0 as usize] -= 1;
-            self.counts[0][n0 as usize] += 1;
-            self.counts[1][k1 as usize] -= 1;
-            self.counts[1][n1 as usize] += 1;
+            self.counts[0][k0 as usize & 15] -= 1;
+            self.counts[0][n0 as usize & 15] += 1;
+            self.counts[1][k1 as usize & 15] -= 1;
+            self.counts[1][n1 as usize & 15] += 1;
         }
     }
 
@@ -450,13 +461,15 @@ impl Board {
         let Some(st) = self.history.pop() else {
             return;
         };
-        while self.undo.len() > st.undo_len as usize {
-            let e = self.undo.pop().unwrap_or_default();
+        // Each cell is saved at most once per move, so order does not matter.
+        let start = st.undo_len as usize;
+        for &e in &self.undo[start..self.undo_len] {
             let q = (e & 0xFFFF) as usize;
             self.cls[0][q] = (e >> 16) as u8;
             self.cls[1][q] = (e >> 24) as u8;
             self.pat[q] = (e >> 32) as u32;
         }
+        self.undo_len = start;
         self.counts = st.counts;
         self.area = st.area;
         self.hash = st.hash;

@@ -226,7 +226,7 @@ pub struct PatternTable {
     /// the high nibble.
     pub line: Box<[u8]>,
     /// Per colour: the 4 line patterns (4 bits each) -> class.
-    pub combine: [&'static [u8]; 2],
+    pub combine: [&'static [u8; 1 << 16]; 2],
 }
 
 impl PatternTable {
@@ -244,8 +244,8 @@ impl PatternTable {
     }
 
     fn build(rule: Rule) -> PatternTable {
-        static COMBINE: [OnceLock<Box<[u8]>>; 2] = [OnceLock::new(), OnceLock::new()];
-        let combine_for = |renju_black: bool| -> &'static [u8] {
+        static COMBINE: [OnceLock<Box<[u8; 1 << 16]>>; 2] = [OnceLock::new(), OnceLock::new()];
+        let combine_for = |renju_black: bool| -> &'static [u8; 1 << 16] {
             COMBINE[renju_black as usize].get_or_init(|| build_combine(renju_black))
         };
         let half = half_len(rule);
@@ -401,16 +401,16 @@ fn classify(
     }
 }
 
-fn build_combine(renju_black: bool) -> Box<[u8]> {
-    (0..1usize << 16)
-        .map(|key| {
-            let mut n = [0u32; 16];
-            for d in 0..4 {
-                n[(key >> (4 * d)) & 15] += 1;
-            }
-            combine(&n, renju_black) as u8
-        })
-        .collect()
+fn build_combine(renju_black: bool) -> Box<[u8; 1 << 16]> {
+    let mut table = Box::new([0u8; 1 << 16]);
+    for (key, class) in table.iter_mut().enumerate() {
+        let mut n = [0u32; 16];
+        for d in 0..4 {
+            n[(key >> (4 * d)) & 15] += 1;
+        }
+        *class = combine(&n, renju_black) as u8;
+    }
+    table
 }
 
 /// The class of a cell from how many of its four lines have each pattern.
