@@ -5,10 +5,14 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bench;
 pub mod bitboard;
 pub mod board;
+pub mod eval;
+pub mod movegen;
 pub mod pattern;
 pub mod perft;
+pub mod search;
 pub mod types;
 
 pub use board::{Board, MoveError};

@@ -1,0 +1,257 @@
+//! `pbrain-tengen bench`: a fixed set of positions searched to a fixed
+//! depth with a fixed hash size, a cleared table for each. The node total
+//! is the fingerprint of search behaviour: a refactor or a speed-up leaves
+//! it unchanged.
+
+use crate::perft::{perft, position_from_moves};
+use crate::search::params::Params;
+use crate::search::{Limits, Searcher};
+use crate::types::Rule;
+use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+/// One bench position.
+#[derive(Clone, Copy, Debug)]
+pub struct BenchPosition {
+    pub rule: Rule,
+    pub size: usize,
+    /// Moves in pos notation, black first.
+    pub moves: &'static str,
+    /// What it exercises.
+    pub note: &'static str,
+}
+
+/// The bench positions: openings, middle games and tactics under every
+/// rule, on 15x15 and 20x20.
+pub const POSITIONS: &[BenchPosition] = &[
+    BenchPosition {
+        rule: Rule::Freestyle,
+        size: 15,
+        moves: "h8",
+        note: "opening",
+    },
+    BenchPosition {
+        rule: Rule::Freestyle,
+        size: 15,
+        moves: "h8i9h9i8g7j10",
+        note: "opening",
+    },
+    BenchPosition {
+        rule: Rule::Freestyle,
+        size: 15,
+        moves: "f4b7f6d4f7f8c7e6e1d6",
+        note: "middle game",
+    },
+    BenchPosition {
+        rule: Rule::Freestyle,
+        size: 15,
+        moves: "m1k6l6k5i4i2",
+        note: "edge opening",
+    },
+    BenchPosition {
+        rule: Rule::Freestyle,
+        size: 20,
+        moves: "j10k11",
+        note: "opening",
+    },
+    BenchPosition {
+        rule: Rule::Freestyle,
+        size: 20,
+        moves: "m7p4q6l4l1q3m4n3m3n6",
+        note: "middle game",
+    },
+    BenchPosition {
+        rule: Rule::Freestyle,
+        size: 20,
+        moves: "d18g20c19e20c16g16e13",
+        note: "edge fight",
+    },
+    BenchPosition {
+        rule: Rule::Standard,
+        size: 15,
+        moves: "o9o6o3m9",
+        note: "opening",
+    },
+    BenchPosition {
+        rule: Rule::Standard,
+        size: 15,
+        moves: "l9l6j7k5h7i9h9k9i3n8",
+        note: "middle game",
+    },
+    BenchPosition {
+        rule: Rule::Renju,
+        size: 15,
+        moves: "h8i9j8",
+        note: "opening",
+    },
+    BenchPosition {
+        rule: Rule::Renju,
+        size: 15,
+        moves: "h8i9h9i8g7j10",
+        note: "middle game",
+    },
+    BenchPosition {
+        rule: Rule::Renju,
+        size: 15,
+        moves: "f8i7g8j6h6k5h7a1m3a15g9",
+        note: "forbidden-cell win",
+    },
+    BenchPosition {
+        rule: Rule::Caro,
+        size: 15,
+        moves: "h8i9h9i8",
+        note: "opening",
+    },
+    BenchPosition {
+        rule: Rule::Caro,
+        size: 15,
+        moves: "h8i9h9i8g7j10h7h6",
+        note: "middle game",
+    },
+    BenchPosition {
+        rule: Rule::Freestyle,
+        size: 15,
+        moves: "e5d5f5a1g5a15h7o15h8o1",
+        note: "four-three",
+    },
+];
+
+/// Depth searched by default.
+pub const DEFAULT_DEPTH: i32 = 12;
+/// Hash size of every bench search.
+pub const HASH_BYTES: usize = 16 << 20;
+/// Position and depth of the make+unmake measurement (perft).
+const PERFT_MOVES: &str = "h8i9h9i8g7j10";
+const PERFT_DEPTH: u32 = 3;
+
+/// How the bench searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BenchLimit {
+    Depth(i32),
+    MoveTime(Duration),
+}
+
+/// The totals of a bench run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BenchTotals {
+    pub nodes: u64,
+    pub nps: u64,
+    /// Per position: the deepest completed iteration.
+    pub depths: Vec<i32>,
+}
+
+/// Runs the bench over `positions`, writing one line per position, the
+/// make+unmake line and the final `N nodes M nps` line to `out`.
+pub fn run(
+    positions: &[BenchPosition],
+    limit: BenchLimit,
+    out: &mut impl Write,
+) -> io::Result<BenchTotals> {
+    let mut searcher = Searcher::new(Params::default(), HASH_BYTES);
+    let mut total_nodes = 0u64;
+    let mut total_time = Duration::ZERO;
+    let mut depths = Vec::new();
+    for (i, pos) in positions.iter().enumerate() {
+        let mut board = position_from_moves(pos.size, pos.rule, pos.moves)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+        searcher.clear();
+        let limits = match limit {
+            BenchLimit::Depth(d) => Limits::depth(d),
+            BenchLimit::MoveTime(t) => Limits {
+                hard_time: Some(t),
+                ..Limits::default()
+            },
+        };
+        let start = Instant::now();
+        let r = searcher.search(&mut board, &limits, |_| {});
+        let t = start.elapsed();
+        total_nodes += r.nodes;
+        total_time += t;
+        depths.push(r.depth);
+        let best = r
+            .best
+            .map(|p| p.to_pos_string())
+            .unwrap_or_else(|| "none".into());
+        writeln!(
+            out,
+            "position {:2} {:<10} {}x{} depth {:2} nodes {:9} time {:6} ms nps {:8} best {:<4} score {:6}  ({})",
+            i + 1,
+            pos.rule.name(),
+            pos.size,
+            pos.size,
+            r.depth,
+            r.nodes,
+            t.as_millis(),
+            rate(r.nodes, t),
+            best,
+            r.score,
+            pos.note
+        )?;
+    }
+    let mut board = position_from_moves(15, Rule::Freestyle, PERFT_MOVES)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+    let start = Instant::now();
+    let count = perft(&mut board, PERFT_DEPTH);
+    let t = start.elapsed();
+    writeln!(
+        out,
+        "make+unmake: {} pairs in {} ms, {} per second (perft {PERFT_DEPTH} from {PERFT_MOVES}, 15x15 freestyle)",
+        count.moves,
+        t.as_millis(),
+        rate(count.moves, t)
+    )?;
+    if let BenchLimit::MoveTime(mt) = limit {
+        let avg = depths.iter().map(|&d| d as u64).sum::<u64>() * 100 / depths.len().max(1) as u64;
+        writeln!(
+            out,
+            "average depth {}.{:02} in {} ms a position",
+            avg / 100,
+            avg % 100,
+            mt.as_millis()
+        )?;
+    }
+    let nps = rate(total_nodes, total_time);
+    writeln!(out, "{total_nodes} nodes {nps} nps")?;
+    Ok(BenchTotals {
+        nodes: total_nodes,
+        nps,
+        depths,
+    })
+}
+
+fn rate(n: u64, t: Duration) -> u64 {
+    let us = t.as_micros().max(1) as u64;
+    n.saturating_mul(1_000_000) / us
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bench_positions_are_legal_and_cover_every_rule() {
+        for p in POSITIONS {
+            let b = position_from_moves(p.size, p.rule, p.moves);
+            assert!(b.is_ok(), "{p:?}: {:?}", b.err());
+        }
+        assert!(POSITIONS.len() >= 12);
+        for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju, Rule::Caro] {
+            assert!(POSITIONS.iter().any(|p| p.rule == rule), "{rule}");
+        }
+        assert!(POSITIONS.iter().any(|p| p.size == 20));
+    }
+
+    #[test]
+    fn reduced_bench_is_reproducible() {
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        let ta = run(&POSITIONS[..6], BenchLimit::Depth(5), &mut a).unwrap();
+        let tb = run(&POSITIONS[..6], BenchLimit::Depth(5), &mut b).unwrap();
+        assert_eq!(ta.nodes, tb.nodes);
+        assert!(ta.nodes > 0);
+        let text = String::from_utf8(a).unwrap();
+        let last = text.lines().last().unwrap();
+        assert!(last.starts_with(&format!("{} nodes ", ta.nodes)), "{last}");
+        assert!(last.ends_with(" nps"));
+    }
+}

@@ -1,0 +1,246 @@
+//! Candidate generation and ordering, with the forced-move filters.
+//!
+//! Every empty cell near the stones is scored by what it makes for the side
+//! to move (attack) and what it takes from the opponent (defence). In a
+//! quiet position the best `width` are kept. Forced positions are never cut
+//! by width: a five is played at once; against a five only the blocks
+//! remain; against an open-four threat (an open three, or a double-four
+//! point) only our fours and the cells that take the threat away.
+
+use crate::board::{Board, DIRS, DIR_STEPS};
+use crate::pattern::{Class, Pattern};
+use crate::search::params::Params;
+use crate::types::{Color, Pos, Rule};
+
+/// A candidate and its ordering score.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ScoredMove {
+    pub pos: Pos,
+    pub score: i32,
+}
+
+/// What kind of node the generator found.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// The side to move makes five at this cell.
+    Win(Pos),
+    /// The moves are the only ones that do not lose at once (may be none).
+    Forced,
+    /// An ordinary position: the best moves by score.
+    Quiet,
+}
+
+/// The ordering score of `p` for the side to move `me`.
+#[inline]
+pub fn cell_score(board: &Board, params: &Params, me: Color, p: Pos) -> i32 {
+    let opp = me.opposite();
+    let mut s =
+        params.attack[board.class(me, p) as usize] + params.defence[board.class(opp, p) as usize];
+    let pm = board.pattern_code(me, p);
+    let po = board.pattern_code(opp, p);
+    for d in 0..DIRS {
+        s += params.pat_attack[((pm >> (4 * d)) & 15) as usize];
+        s += params.pat_defence[((po >> (4 * d)) & 15) as usize];
+    }
+    s
+}
+
+/// Is `p` a cell the side to move may not play (renju black's forbidden
+/// cells)? Cheap for every cell whose class cannot be forbidden.
+#[inline]
+pub fn is_banned(board: &mut Board, me: Color, p: Pos) -> bool {
+    me == Color::Black
+        && board.rule() == Rule::Renju
+        && matches!(
+            board.class(Color::Black, p),
+            Class::Forbid | Class::MaybeForbid
+        )
+        && board.is_forbidden(p)
+}
+
+/// The first empty candidate cell where `c` has class `k`.
+pub fn find_class(board: &Board, c: Color, k: Class) -> Option<Pos> {
+    board.candidates().iter().find(|&p| board.class(c, p) == k)
+}
+
+/// Sorts by score, best first, ties by cell index.
+pub fn sort_moves(moves: &mut [ScoredMove]) {
+    moves.sort_unstable_by(|a, b| b.score.cmp(&a.score).then(a.pos.cmp(&b.pos)));
+}
+
+/// Fills `out` with the moves to search, ordered, and says what kind of
+/// node this is. `width` bounds a quiet node's list.
+pub fn generate(
+    board: &mut Board,
+    params: &Params,
+    width: usize,
+    out: &mut Vec<ScoredMove>,
+) -> NodeKind {
+    out.clear();
+    let me = board.side_to_move();
+    let opp = me.opposite();
+    let cands = board.candidates();
+    if board.count(me, Class::Five) > 0 {
+        if let Some(p) = find_class(board, me, Class::Five) {
+            out.push(ScoredMove {
+                pos: p,
+                score: i32::MAX,
+            });
+            return NodeKind::Win(p);
+        }
+    }
+    if board.count(opp, Class::Five) > 0 {
+        for p in cands.iter() {
+            if board.class(opp, p) == Class::Five && !is_banned(board, me, p) {
+                out.push(ScoredMove {
+                    pos: p,
+                    score: cell_score(board, params, me, p),
+                });
+            }
+        }
+        sort_moves(out);
+        return NodeKind::Forced;
+    }
+    if board.count(opp, Class::Flex4) > 0 {
+        defend_open_four(board, params, me, out);
+        sort_moves(out);
+        return NodeKind::Forced;
+    }
+    for p in cands.iter() {
+        if is_banned(board, me, p) {
+            continue;
+        }
+        out.push(ScoredMove {
+            pos: p,
+            score: cell_score(board, params, me, p),
+        });
+    }
+    sort_moves(out);
+    out.truncate(width);
+    NodeKind::Quiet
+}
+
+/// The opponent can make an open four (or a double four) next move: our own
+/// fours, and the cells after which it no longer can.
+fn defend_open_four(board: &mut Board, params: &Params, me: Color, out: &mut Vec<ScoredMove>) {
+    let opp = me.opposite();
+    let cands = board.candidates();
+    let mut seen = crate::bitboard::Bitboard::EMPTY;
+    for p in cands.iter() {
+        if board.class(me, p).is_four() && board.class(me, p) != Class::Five {
+            seen.set(p);
+            out.push(ScoredMove {
+                pos: p,
+                score: cell_score(board, params, me, p),
+            });
+        }
+    }
+    // Cells on the threatening lines.
+    let mut lines = crate::bitboard::Bitboard::EMPTY;
+    for p in cands.iter() {
+        if board.class(opp, p) != Class::Flex4 {
+            continue;
+        }
+        lines.set(p);
+        for (d, &(dx, dy)) in DIR_STEPS.iter().enumerate() {
+            if board.pattern(opp, p, d) < Pattern::B4 {
+                continue;
+            }
+            for k in -5isize..=5 {
+                let x = p.x() as isize + k * dx;
+                let y = p.y() as isize + k * dy;
+                if x >= 0 && y >= 0 && board.contains(x as usize, y as usize) {
+                    let q = Pos::new(x as usize, y as usize);
+                    if board.is_empty(q) {
+                        lines.set(q);
+                    }
+                }
+            }
+        }
+    }
+    let before = board.count(opp, Class::Flex4);
+    let mut fallback: Option<(u32, Pos)> = None;
+    let mut defended = false;
+    for q in lines.iter() {
+        if seen.contains(q) || is_banned(board, me, q) {
+            continue;
+        }
+        board.make(q);
+        let left = board.count(opp, Class::Flex4);
+        board.unmake();
+        if left == 0 {
+            defended = true;
+            out.push(ScoredMove {
+                pos: q,
+                score: cell_score(board, params, me, q),
+            });
+        } else if left < before && fallback.is_none_or(|(n, _)| left < n) {
+            fallback = Some((left, q));
+        }
+    }
+    // No single move stops every threat: the position is lost unless our
+    // fours save it; still offer the move that stops the most.
+    if !defended {
+        if let Some((_, q)) = fallback {
+            out.push(ScoredMove {
+                pos: q,
+                score: cell_score(board, params, me, q),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::perft::position_from_moves;
+
+    fn gen(rule: Rule, moves: &str) -> (NodeKind, Vec<Pos>) {
+        let mut b = position_from_moves(15, rule, moves).unwrap();
+        let mut out = Vec::new();
+        let kind = generate(&mut b, &Params::default(), 8, &mut out);
+        (kind, out.iter().map(|m| m.pos).collect())
+    }
+
+    #[test]
+    fn five_is_played_at_once() {
+        // Black: h8 i8 j8 k8; black to move.
+        let (kind, moves) = gen(Rule::Freestyle, "h8a1i8a2j8a3k8a5");
+        assert!(matches!(kind, NodeKind::Win(p) if p == Pos::new(6, 7) || p == Pos::new(11, 7)));
+        assert_eq!(moves.len(), 1);
+    }
+
+    #[test]
+    fn a_four_must_be_blocked() {
+        // White a1..a4 is a four (a5 is free); black to move must block at a5.
+        let (kind, moves) = gen(Rule::Freestyle, "h8a1i9a2k12a3m14a4");
+        assert_eq!(kind, NodeKind::Forced);
+        assert_eq!(moves, vec![Pos::new(0, 4)]);
+    }
+
+    #[test]
+    fn an_open_three_must_be_answered() {
+        // White g8 h8 i8 open three; black has scattered stones.
+        let (kind, moves) = gen(Rule::Freestyle, "a1h8a15g8o1i8");
+        assert_eq!(kind, NodeKind::Forced);
+        assert!(!moves.is_empty());
+        for p in &moves {
+            // Every answer is on row 8 (y = 7), within reach of the three.
+            assert_eq!(p.y(), 7, "{moves:?}");
+        }
+        assert!(moves.contains(&Pos::new(5, 7)) && moves.contains(&Pos::new(9, 7)));
+    }
+
+    #[test]
+    fn quiet_width_and_renju_bans() {
+        let (kind, moves) = gen(Rule::Freestyle, "h8i9");
+        assert_eq!(kind, NodeKind::Quiet);
+        assert_eq!(moves.len(), 8);
+        // Black to move, h8 is a double-three point: never generated.
+        let (kind, moves) = gen(Rule::Renju, "f8a1g8a15h6o1h7o15");
+        assert_eq!(kind, NodeKind::Quiet);
+        assert!(!moves.contains(&Pos::new(7, 7)));
+        let (_, moves) = gen(Rule::Freestyle, "f8a1g8a15h6o1h7o15");
+        assert_eq!(moves[0], Pos::new(7, 7));
+    }
+}

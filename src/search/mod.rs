@@ -1,0 +1,580 @@
+//! Iterative deepening, negamax alpha-beta with principal-variation search,
+//! aspiration windows, a transposition table, killers, history and
+//! late-move reductions, and a threat search (VCF) at the horizon.
+//!
+//! The search never prints: progress goes to a callback.
+
+pub mod params;
+pub mod tt;
+mod vcf;
+
+use crate::board::Board;
+use crate::eval::evaluate;
+use crate::movegen::{find_class, generate, NodeKind, ScoredMove};
+use crate::pattern::Class;
+use crate::types::{Pos, CELLS};
+use arrayvec::ArrayVec;
+use params::Params;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tt::{Bound, TranspositionTable};
+
+/// The score of a win: a win in `n` plies scores `WIN - n`.
+pub const WIN: i32 = 30_000;
+/// Scores beyond this are wins or losses.
+pub const WIN_MIN: i32 = WIN - 1_000;
+/// Deepest ply the search reaches (extensions included).
+pub const MAX_PLY: usize = 128;
+
+/// Is `score` a forced win or loss?
+pub fn is_decisive(score: i32) -> bool {
+    score.abs() >= WIN_MIN
+}
+
+/// What stops a search.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Deepest iteration.
+    pub depth: Option<i32>,
+    /// Most nodes (checked every few hundred nodes).
+    pub nodes: Option<u64>,
+    /// Stop at once when this much time has passed.
+    pub hard_time: Option<Duration>,
+    /// Start no new iteration after this much time.
+    pub soft_time: Option<Duration>,
+}
+
+impl Limits {
+    pub fn depth(d: i32) -> Limits {
+        Limits {
+            depth: Some(d),
+            ..Limits::default()
+        }
+    }
+
+    pub fn nodes(n: u64) -> Limits {
+        Limits {
+            nodes: Some(n),
+            ..Limits::default()
+        }
+    }
+
+    /// Think for about `t` (hard limit `t`, soft limit half of it).
+    pub fn movetime(t: Duration) -> Limits {
+        Limits {
+            hard_time: Some(t),
+            soft_time: Some(t / 2),
+            ..Limits::default()
+        }
+    }
+}
+
+/// Progress of a search, reported after each completed iteration.
+#[derive(Clone, Debug)]
+pub struct Info {
+    pub depth: i32,
+    pub seldepth: i32,
+    pub score: i32,
+    pub nodes: u64,
+    pub nps: u64,
+    pub time: Duration,
+    pub pv: Vec<Pos>,
+}
+
+/// The answer of a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    pub best: Option<Pos>,
+    pub score: i32,
+    /// Deepest completed iteration.
+    pub depth: i32,
+    pub nodes: u64,
+    pub pv: Vec<Pos>,
+}
+
+/// A principal variation.
+pub type Pv = ArrayVec<Pos, MAX_PLY>;
+
+/// A searcher: the table and the ordering memory persist between searches.
+pub struct Searcher {
+    pub params: Params,
+    pub tt: TranspositionTable,
+    stop: Arc<AtomicBool>,
+    killers: [[Option<Pos>; 2]; MAX_PLY],
+    history: Box<[[i32; CELLS]; 2]>,
+    buffers: Vec<Vec<ScoredMove>>,
+    nodes: u64,
+    seldepth: usize,
+    stopped: bool,
+    start: Instant,
+    limits: Limits,
+    /// Cells the search may not play at the root (Yixin-Board's YXBLOCK).
+    pub root_excluded: Vec<Pos>,
+}
+
+impl std::fmt::Debug for Searcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Searcher({:?})", self.tt)
+    }
+}
+
+impl Searcher {
+    /// A searcher with a transposition table of at most `tt_bytes` bytes.
+    pub fn new(params: Params, tt_bytes: usize) -> Searcher {
+        Searcher {
+            params,
+            tt: TranspositionTable::new(tt_bytes),
+            stop: Arc::new(AtomicBool::new(false)),
+            killers: [[None; 2]; MAX_PLY],
+            history: Box::new([[0; CELLS]; 2]),
+            buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
+            nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            start: Instant::now(),
+            limits: Limits::default(),
+            root_excluded: Vec::new(),
+        }
+    }
+
+    /// The flag another thread sets to stop the search.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Forgets everything learnt: table, killers, history.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.killers = [[None; 2]; MAX_PLY];
+        self.history.iter_mut().for_each(|h| h.fill(0));
+    }
+
+    /// Searches `board` (left as it was) within `limits`, reporting each
+    /// completed iteration to `report`.
+    pub fn search(
+        &mut self,
+        board: &mut Board,
+        limits: &Limits,
+        mut report: impl FnMut(&Info),
+    ) -> SearchResult {
+        self.start = Instant::now();
+        self.limits = limits.clone();
+        self.nodes = 0;
+        self.stopped = false;
+        self.stop.store(false, Ordering::Relaxed);
+        self.tt.new_search();
+        self.killers = [[None; 2]; MAX_PLY];
+        for h in self.history.iter_mut() {
+            h.iter_mut().for_each(|v| *v /= 8);
+        }
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as i32 / 2)
+            .clamp(1, MAX_PLY as i32 / 2);
+        let mut result = SearchResult {
+            best: None,
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            pv: Vec::new(),
+        };
+        let mut prev = 0;
+        for depth in 1..=max_depth {
+            self.seldepth = 0;
+            let mut pv = Pv::new();
+            let (mut alpha, mut beta) = (-WIN, WIN);
+            let mut delta = self.params.aspiration;
+            if depth >= 3 && !is_decisive(prev) {
+                alpha = prev - delta;
+                beta = prev + delta;
+            }
+            let score = loop {
+                let s = self.negamax(board, depth, alpha, beta, 0, &mut pv);
+                if self.stopped {
+                    break s;
+                }
+                if s <= alpha && alpha > -WIN {
+                    alpha = (s - delta).max(-WIN);
+                } else if s >= beta && beta < WIN {
+                    beta = (s + delta).min(WIN);
+                } else {
+                    break s;
+                }
+                delta *= 4;
+            };
+            if self.stopped {
+                // Keep the last completed iteration, unless none is.
+                if result.best.is_none() && !pv.is_empty() {
+                    result.best = pv.first().copied();
+                    result.pv = pv.to_vec();
+                }
+                break;
+            }
+            prev = score;
+            result = SearchResult {
+                best: pv.first().copied(),
+                score,
+                depth,
+                nodes: self.nodes,
+                pv: pv.to_vec(),
+            };
+            let elapsed = self.start.elapsed();
+            report(&Info {
+                depth,
+                seldepth: self.seldepth as i32,
+                score,
+                nodes: self.nodes,
+                nps: nps(self.nodes, elapsed),
+                time: elapsed,
+                pv: pv.to_vec(),
+            });
+            // A proven result needs no deeper search.
+            if is_decisive(score) && WIN - score.abs() <= depth {
+                break;
+            }
+            if limits.soft_time.is_some_and(|t| elapsed >= t) {
+                break;
+            }
+        }
+        result.nodes = self.nodes;
+        if result.best.is_none() {
+            result.best = self.fallback_move(board);
+        }
+        result
+    }
+
+    /// Any playable cell, for a position the search found no move in.
+    fn fallback_move(&self, board: &mut Board) -> Option<Pos> {
+        let me = board.side_to_move();
+        let mut cells = board.candidates();
+        if cells.is_empty() {
+            cells = *board.cells() & !(*board.stones(me) | *board.stones(me.opposite()));
+        }
+        let all: Vec<Pos> = cells
+            .iter()
+            .filter(|p| !self.root_excluded.contains(p))
+            .collect();
+        all.iter()
+            .copied()
+            .find(|&p| !crate::movegen::is_banned(board, me, p))
+            .or_else(|| all.first().copied())
+    }
+
+    #[inline]
+    fn check_stop(&mut self) {
+        if self.nodes & 255 != 0 {
+            return;
+        }
+        if self.stop.load(Ordering::Relaxed)
+            || self.limits.nodes.is_some_and(|n| self.nodes >= n)
+            || self
+                .limits
+                .hard_time
+                .is_some_and(|t| self.start.elapsed() >= t)
+        {
+            self.stopped = true;
+        }
+    }
+
+    /// Negamax alpha-beta with PVS over any [`SearchNode`].
+    pub fn negamax<N: SearchNode>(
+        &mut self,
+        board: &mut N,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv: &mut Pv,
+    ) -> i32 {
+        pv.clear();
+        self.nodes += 1;
+        self.check_stop();
+        if self.stopped {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let excluded = if ply == 0 {
+            &self.root_excluded[..]
+        } else {
+            &[]
+        };
+        if let Some((score, mv)) = board.decided(ply, excluded) {
+            if let Some(m) = mv {
+                pv.push(m);
+            }
+            return score;
+        }
+        if ply + 2 >= MAX_PLY {
+            return board.evaluate(&self.params);
+        }
+        let me = board.side();
+
+        let key = board.key();
+        let mut tt_move = None;
+        if let Some(e) = self.tt.probe(key).filter(|_| self.params.tt) {
+            tt_move = e.mv;
+            if ply > 0 && e.depth >= depth {
+                let s = score_from_tt(e.score, ply);
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    if let Some(m) = e.mv {
+                        pv.push(m);
+                    }
+                    return s;
+                }
+            }
+        }
+
+        if depth <= 0 {
+            if let Some(v) = board.horizon(self, ply) {
+                return v;
+            }
+        }
+
+        let width = if ply == 0 {
+            self.params.root_width
+        } else {
+            self.params.width
+        };
+        let mut moves = std::mem::take(&mut self.buffers[ply]);
+        let kind = board.generate(&self.params, width, &mut moves);
+        if ply == 0 && !self.root_excluded.is_empty() {
+            moves.retain(|m| !self.root_excluded.contains(&m.pos));
+        }
+        if moves.is_empty() {
+            self.buffers[ply] = moves;
+            // Nothing stops the opponent's threat: lost.
+            return -(WIN - (ply as i32 + 2));
+        }
+        if let NodeKind::Win(p) = kind {
+            self.buffers[ply] = moves;
+            pv.push(p);
+            return WIN - (ply as i32 + 1);
+        }
+        self.order(&mut moves, tt_move, ply, me);
+
+        let forced = kind == NodeKind::Forced;
+        let alpha0 = alpha;
+        let mut best = -WIN;
+        let mut best_move = None;
+        let mut child = Pv::new();
+        for (i, m) in moves.iter().enumerate() {
+            let p = m.pos;
+            board.make(p);
+            let new_depth = child_depth(kind, moves.len(), depth);
+            let mut score;
+            if i == 0 {
+                score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
+            } else {
+                let r = if !forced && depth >= self.params.lmr_depth && i >= self.params.lmr_index {
+                    1 + (i >= 2 * self.params.lmr_index) as i32
+                } else {
+                    0
+                };
+                score = -self.negamax(
+                    board,
+                    new_depth - r,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    &mut child,
+                );
+                if score > alpha && r > 0 {
+                    score =
+                        -self.negamax(board, new_depth, -alpha - 1, -alpha, ply + 1, &mut child);
+                }
+                if score > alpha && score < beta {
+                    score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
+                }
+            }
+            board.unmake();
+            if self.stopped {
+                self.buffers[ply] = moves;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(p);
+                if score > alpha {
+                    alpha = score;
+                    pv.clear();
+                    pv.push(p);
+                    let _ = pv.try_extend_from_slice(&child);
+                    if alpha >= beta {
+                        if !forced {
+                            let k = &mut self.killers[ply];
+                            if k[0] != Some(p) {
+                                k[1] = k[0];
+                                k[0] = Some(p);
+                            }
+                        }
+                        let h = &mut self.history[me][p.index()];
+                        *h = (*h + depth * depth).min(1 << 20);
+                        break;
+                    }
+                }
+            }
+        }
+        self.buffers[ply] = moves;
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        if self.params.tt {
+            self.tt
+                .store(key, depth, score_to_tt(best, ply), bound, best_move);
+        }
+        best
+    }
+
+    /// Puts the table move first, then killers, then the rest by static
+    /// score plus history.
+    fn order(&self, moves: &mut [ScoredMove], tt_move: Option<Pos>, ply: usize, side: usize) {
+        let side = side & 1;
+        for m in moves.iter_mut() {
+            let bonus = if Some(m.pos) == tt_move {
+                1 << 28
+            } else if Some(m.pos) == self.killers[ply][0] {
+                1 << 26
+            } else if Some(m.pos) == self.killers[ply][1] {
+                1 << 25
+            } else {
+                self.history[side][m.pos.index()] / 64
+            };
+            m.score = m.score.saturating_add(bonus);
+        }
+        crate::movegen::sort_moves(moves);
+    }
+
+    /// Nodes searched so far in the current or last search.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+}
+
+/// The depth a child is searched to: a lone forced reply costs no depth.
+pub fn child_depth(kind: NodeKind, moves: usize, depth: i32) -> i32 {
+    if kind == NodeKind::Forced && moves == 1 {
+        depth
+    } else {
+        depth - 1
+    }
+}
+
+/// What the search needs of a position. The Gomoku board implements it;
+/// so does a small game tree in the tests, which runs the very same
+/// negamax.
+pub trait SearchNode {
+    /// The transposition key.
+    fn key(&self) -> u64;
+    /// The side to move, 0 or 1 (indexes history).
+    fn side(&self) -> usize;
+    /// A result known without searching (a won or lost position, a draw),
+    /// with the move that wins, if any. `excluded` are cells the root may
+    /// not play.
+    fn decided(&mut self, ply: usize, excluded: &[Pos]) -> Option<(i32, Option<Pos>)>;
+    /// The value at the horizon, or `None` if the node must still be
+    /// searched (a threat to answer).
+    fn horizon(&mut self, searcher: &mut Searcher, ply: usize) -> Option<i32>;
+    /// The static evaluation, for the side to move.
+    fn evaluate(&mut self, params: &Params) -> i32;
+    /// The moves to search, ordered.
+    fn generate(&mut self, params: &Params, width: usize, out: &mut Vec<ScoredMove>) -> NodeKind;
+    fn make(&mut self, m: Pos);
+    fn unmake(&mut self);
+}
+
+impl SearchNode for Board {
+    fn key(&self) -> u64 {
+        self.hash()
+    }
+
+    fn side(&self) -> usize {
+        self.side_to_move().index()
+    }
+
+    fn decided(&mut self, ply: usize, excluded: &[Pos]) -> Option<(i32, Option<Pos>)> {
+        if self.is_won() {
+            return Some((-(WIN - ply as i32), None));
+        }
+        if self.is_full() {
+            return Some((0, None));
+        }
+        let me = self.side_to_move();
+        let opp = me.opposite();
+        if self.count(me, Class::Five) > 0 {
+            if let Some(p) = find_class(self, me, Class::Five).filter(|p| !excluded.contains(p)) {
+                return Some((WIN - (ply as i32 + 1), Some(p)));
+            }
+        }
+        // An open four (or double four) wins unless the opponent has a
+        // five; at the root the move itself is wanted, so search it.
+        if ply > 0 && self.count(opp, Class::Five) == 0 && self.count(me, Class::Flex4) > 0 {
+            return Some((WIN - (ply as i32 + 3), None));
+        }
+        None
+    }
+
+    fn horizon(&mut self, searcher: &mut Searcher, ply: usize) -> Option<i32> {
+        if self.count(self.side_to_move().opposite(), Class::Five) > 0 {
+            return None;
+        }
+        if let Some(n) = searcher.vcf_at_horizon(self) {
+            return Some(WIN - (ply as i32 + n as i32));
+        }
+        Some(evaluate(self, &searcher.params))
+    }
+
+    fn evaluate(&mut self, params: &Params) -> i32 {
+        evaluate(self, params)
+    }
+
+    fn generate(&mut self, params: &Params, width: usize, out: &mut Vec<ScoredMove>) -> NodeKind {
+        generate(self, params, width, out)
+    }
+
+    fn make(&mut self, m: Pos) {
+        Board::make(self, m)
+    }
+
+    fn unmake(&mut self) {
+        Board::unmake(self)
+    }
+}
+
+fn nps(nodes: u64, t: Duration) -> u64 {
+    let us = t.as_micros().max(1) as u64;
+    nodes.saturating_mul(1_000_000) / us
+}
+
+/// Win scores are stored relative to the node, not the root.
+fn score_to_tt(s: i32, ply: usize) -> i32 {
+    if s >= WIN_MIN {
+        s + ply as i32
+    } else if s <= -WIN_MIN {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+fn score_from_tt(s: i32, ply: usize) -> i32 {
+    if s >= WIN_MIN {
+        s - ply as i32
+    } else if s <= -WIN_MIN {
+        s + ply as i32
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests;

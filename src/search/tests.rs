@@ -1,0 +1,326 @@
+use super::*;
+use crate::perft::position_from_moves;
+use crate::types::{Color, Rule};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// A uniform game tree with fixed leaf values (from the root player's view),
+/// searched by the same negamax as the board.
+struct Tree {
+    leaves: Vec<i32>,
+    branching: usize,
+    depth: usize,
+    path: Vec<usize>,
+    evaluated: Vec<usize>,
+}
+
+impl Tree {
+    fn new(leaves: &[i32], branching: usize, depth: usize) -> Tree {
+        assert_eq!(leaves.len(), branching.pow(depth as u32));
+        Tree {
+            leaves: leaves.to_vec(),
+            branching,
+            depth,
+            path: Vec::new(),
+            evaluated: Vec::new(),
+        }
+    }
+
+    fn index(&self) -> usize {
+        self.path.iter().fold(0, |acc, &i| acc * self.branching + i)
+    }
+}
+
+impl SearchNode for Tree {
+    fn key(&self) -> u64 {
+        // Unique per node: the path with its length.
+        (self.index() as u64) << 8 | self.path.len() as u64
+    }
+
+    fn side(&self) -> usize {
+        self.path.len() % 2
+    }
+
+    fn decided(&mut self, _ply: usize, _excluded: &[Pos]) -> Option<(i32, Option<Pos>)> {
+        None
+    }
+
+    fn horizon(&mut self, _s: &mut Searcher, _ply: usize) -> Option<i32> {
+        let params = Params::default();
+        Some(self.evaluate(&params))
+    }
+
+    fn evaluate(&mut self, _params: &Params) -> i32 {
+        assert_eq!(self.path.len(), self.depth);
+        let i = self.index();
+        self.evaluated.push(i);
+        let v = self.leaves[i];
+        if self.depth.is_multiple_of(2) {
+            v
+        } else {
+            -v
+        }
+    }
+
+    fn generate(&mut self, _params: &Params, _width: usize, out: &mut Vec<ScoredMove>) -> NodeKind {
+        out.clear();
+        out.extend((0..self.branching).map(|i| ScoredMove {
+            pos: Pos::from_index(i),
+            score: 0,
+        }));
+        NodeKind::Quiet
+    }
+
+    fn make(&mut self, m: Pos) {
+        self.path.push(m.index());
+    }
+
+    fn unmake(&mut self) {
+        self.path.pop();
+    }
+}
+
+fn tree_search(leaves: &[i32]) -> (i32, Vec<usize>) {
+    let mut tree = Tree::new(leaves, 2, 3);
+    let mut s = Searcher::new(Params::default(), 1 << 16);
+    let mut pv = Pv::new();
+    let v = s.negamax(&mut tree, 3, -WIN, WIN, 0, &mut pv);
+    (v, tree.evaluated)
+}
+
+#[test]
+fn textbook_tree_one() {
+    let (v, evaluated) = tree_search(&[3, 5, 6, 9, 1, 2, 0, -1]);
+    assert_eq!(v, 5);
+    assert!(!evaluated.contains(&3), "leaf 9 must be cut: {evaluated:?}");
+    assert!(
+        !evaluated.contains(&6) && !evaluated.contains(&7),
+        "{evaluated:?}"
+    );
+}
+
+#[test]
+fn textbook_tree_two() {
+    let (v, _) = tree_search(&[13, 8, 24, -5, 23, 15, -14, -20]);
+    assert_eq!(v, 13);
+}
+
+/// Plain minimax with the same move lists, horizon and extensions.
+fn minimax<N: SearchNode>(
+    s: &mut Searcher,
+    n: &mut N,
+    depth: i32,
+    ply: usize,
+    count: &mut u64,
+) -> i32 {
+    *count += 1;
+    if let Some((v, _)) = n.decided(ply, &[]) {
+        return v;
+    }
+    if depth <= 0 {
+        if let Some(v) = n.horizon(s, ply) {
+            return v;
+        }
+    }
+    let width = if ply == 0 {
+        s.params.root_width
+    } else {
+        s.params.width
+    };
+    let params = s.params.clone();
+    let mut moves = Vec::new();
+    let kind = n.generate(&params, width, &mut moves);
+    if moves.is_empty() {
+        return -(WIN - (ply as i32 + 2));
+    }
+    if let NodeKind::Win(_) = kind {
+        return WIN - (ply as i32 + 1);
+    }
+    let mut best = -WIN;
+    for m in &moves {
+        n.make(m.pos);
+        let v = -minimax(s, n, child_depth(kind, moves.len(), depth), ply + 1, count);
+        n.unmake();
+        best = best.max(v);
+    }
+    best
+}
+
+fn random_position(rng: &mut StdRng, rule: Rule, size: usize, plies: usize) -> Board {
+    loop {
+        let mut b = Board::new(size, rule).unwrap();
+        let mut ok = true;
+        while b.ply() < plies {
+            let me = b.side_to_move();
+            let cands: Vec<Pos> = b.candidates().iter().collect();
+            let legal: Vec<Pos> = cands
+                .into_iter()
+                .filter(|&p| !crate::movegen::is_banned(&mut b, me, p))
+                .collect();
+            if legal.is_empty() {
+                ok = false;
+                break;
+            }
+            let p = legal[rng.gen_range(0..legal.len())];
+            b.make(p);
+            if b.is_won() {
+                ok = false;
+                break;
+            }
+        }
+        if ok {
+            return b;
+        }
+    }
+}
+
+#[test]
+fn alpha_beta_equals_minimax_on_random_positions() {
+    let mut rng = StdRng::seed_from_u64(99);
+    let params = Params {
+        tt: false,
+        lmr_depth: i32::MAX,
+        width: 5,
+        root_width: 6,
+        ..Params::default()
+    };
+    let (mut ab_total, mut mm_total) = (0u64, 0u64);
+    for i in 0..200 {
+        let rule = Rule::ALL[i % Rule::ALL.len()];
+        let plies = rng.gen_range(4..20);
+        let mut b = random_position(&mut rng, rule, 15, plies);
+        let depth = 3;
+        let mut s = Searcher::new(params.clone(), 1 << 16);
+        let mut pv = Pv::new();
+        let ab = s.negamax(&mut b, depth, -WIN, WIN, 0, &mut pv);
+        let ab_nodes = s.nodes();
+        let mut s2 = Searcher::new(params.clone(), 1 << 16);
+        let mut count = 0;
+        let mm = minimax(&mut s2, &mut b, depth, 0, &mut count);
+        assert_eq!(ab, mm, "{rule} position {i}\n{}", b.to_text());
+        ab_total += ab_nodes;
+        mm_total += count + s2.nodes();
+    }
+    assert!(
+        ab_total < mm_total,
+        "alpha-beta {ab_total} nodes, minimax {mm_total}"
+    );
+}
+
+fn best_move(rule: Rule, moves: &str, depth: i32) -> (SearchResult, Board) {
+    let mut b = position_from_moves(15, rule, moves).unwrap();
+    let mut s = Searcher::new(Params::default(), 1 << 22);
+    let r = s.search(&mut b, &Limits::depth(depth), |_| {});
+    (r, b)
+}
+
+#[test]
+fn wins_in_one_under_each_rule() {
+    for rule in Rule::ALL {
+        // Black h8..k8 with both ends free; white scattered.
+        let (r, _) = best_move(rule, "h8a1i8a3j8a5k8a7", 4);
+        let best = r.best.unwrap();
+        assert!(
+            best == Pos::new(6, 7) || best == Pos::new(11, 7),
+            "{rule}: {best}"
+        );
+        assert_eq!(r.score, WIN - 1, "{rule}");
+    }
+}
+
+#[test]
+fn blocks_a_four() {
+    for rule in Rule::ALL {
+        // White a1..a4, a5 free: black must block at a5.
+        let (r, _) = best_move(rule, "h8a1i9a2k12a3m14a4", 4);
+        assert_eq!(r.best, Some(Pos::new(0, 4)), "{rule}");
+    }
+}
+
+#[test]
+fn makes_an_open_four_from_an_open_three() {
+    for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju, Rule::Caro] {
+        // Black g8 h8 i8 open three, white scattered far away, black to move.
+        let (r, mut b) = best_move(rule, "g8a1h8a15i8o1", 4);
+        let best = r.best.unwrap();
+        assert!(r.score >= WIN_MIN, "{rule}: score {}", r.score);
+        assert!(
+            b.class(Color::Black, best) >= Class::Flex4 || is_decisive(r.score),
+            "{rule}"
+        );
+        b.make(best);
+        assert!(
+            b.count(Color::Black, Class::Five) >= 1,
+            "{rule}: {best} makes a four"
+        );
+    }
+}
+
+#[test]
+fn plays_a_four_three() {
+    // Black e5 f5 g5 (closed on the left by white d5) and h7 h8: h5 makes a
+    // four on row 5 and the broken three h5 . h7 h8 on column h.
+    let (r, mut b) = best_move(Rule::Freestyle, "e5d5f5a1g5a15h7o15h8o1", 3);
+    assert_eq!(r.best, Some(Pos::new(7, 4)), "pv {:?}", r.pv);
+    assert_eq!(b.class(Color::Black, Pos::new(7, 4)), Class::Block4Flex3);
+    assert_eq!(r.score, WIN - 5);
+    b.make(Pos::new(7, 4));
+    assert_eq!(b.count(Color::Black, Class::Five), 1);
+}
+
+#[test]
+fn blocks_an_open_three_without_a_four() {
+    // White f8 g8 h8 open three; black has no four.
+    let (r, _) = best_move(Rule::Freestyle, "a1f8a15g8o1h8", 4);
+    let best = r.best.unwrap();
+    assert_eq!(best.y(), 7, "{best}");
+    assert!([4, 8].contains(&best.x()), "{best}");
+}
+
+#[test]
+fn renju_black_never_plays_forbidden() {
+    // h8 is a double three for black: strong-looking, forbidden.
+    let (r, mut b) = best_move(Rule::Renju, "f8a1g8a3h6a5h7a7", 4);
+    let best = r.best.unwrap();
+    assert_ne!(best, Pos::new(7, 7));
+    assert!(!b.is_forbidden(best));
+    let mut rng = StdRng::seed_from_u64(5);
+    for _ in 0..20 {
+        let plies = 2 * rng.gen_range(3..15);
+        let mut b = random_position(&mut rng, Rule::Renju, 15, plies);
+        assert_eq!(b.side_to_move(), Color::Black);
+        let mut s = Searcher::new(Params::default(), 1 << 20);
+        let r = s.search(&mut b, &Limits::depth(3), |_| {});
+        let best = r.best.unwrap();
+        assert!(!b.is_forbidden(best), "{best}\n{}", b.to_text());
+    }
+}
+
+#[test]
+fn renju_white_wins_through_a_forbidden_cell() {
+    // Black f8 g8 h6 h7 make h8 a double-three point. White i7 j6 k5 lie
+    // on the anti-diagonal through h8, closed by black g9 on one side and
+    // m3 on the other: white l4 makes a four whose only completion is h8,
+    // where black may not play.
+    let moves = "f8i7g8j6h6k5h7a1m3a15g9";
+    let (r, b) = best_move(Rule::Renju, moves, 4);
+    assert_eq!(b.side_to_move(), Color::White);
+    assert_eq!(r.score, WIN - 3, "pv {:?}", r.pv);
+    assert_eq!(r.best, Some(Pos::new(11, 3)));
+    // Under freestyle black blocks there: no such win.
+    let (f, _) = best_move(Rule::Freestyle, moves, 4);
+    assert!(f.score < WIN_MIN, "freestyle score {}", f.score);
+}
+
+#[test]
+fn node_limited_search_is_deterministic() {
+    for rule in Rule::ALL {
+        let run = || {
+            let mut b = position_from_moves(15, rule, "h8i9h9i8g7j10").unwrap();
+            let mut s = Searcher::new(Params::default(), 1 << 20);
+            let r = s.search(&mut b, &Limits::nodes(20_000), |_| {});
+            (r.best, r.nodes, r.score)
+        };
+        assert_eq!(run(), run(), "{rule}");
+    }
+}

@@ -1,0 +1,163 @@
+//! The transposition table: one entry a slot, replaced by depth and age.
+
+use crate::types::Pos;
+
+/// What a stored score says about the true value.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Bound {
+    /// The true value is at most the score (fail low).
+    Upper = 1,
+    /// The true value is at least the score (fail high).
+    Lower = 2,
+    /// The score is exact.
+    Exact = 3,
+}
+
+#[derive(Copy, Clone, Default)]
+struct Entry {
+    key: u64,
+    score: i32,
+    mv: u16,
+    depth: i8,
+    /// bound (2 bits) | age << 2
+    flags: u8,
+}
+
+/// A probed entry.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Probe {
+    pub score: i32,
+    pub depth: i32,
+    pub bound: Bound,
+    pub mv: Option<Pos>,
+}
+
+const NO_MOVE: u16 = u16::MAX;
+
+/// A fixed-size table; its size is chosen by the caller in bytes.
+pub struct TranspositionTable {
+    entries: Vec<Entry>,
+    mask: usize,
+    age: u8,
+}
+
+impl std::fmt::Debug for TranspositionTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TranspositionTable({} entries)", self.entries.len())
+    }
+}
+
+impl TranspositionTable {
+    /// Bytes one entry takes.
+    pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+
+    /// A table of at most `bytes` bytes (a power of two of entries, at
+    /// least 1024).
+    pub fn new(bytes: usize) -> TranspositionTable {
+        let want = (bytes / Self::ENTRY_BYTES).max(1024);
+        let n = if want.is_power_of_two() {
+            want
+        } else {
+            want.next_power_of_two() / 2
+        };
+        TranspositionTable {
+            entries: vec![Entry::default(); n],
+            mask: n - 1,
+            age: 0,
+        }
+    }
+
+    /// Bytes in use.
+    pub fn bytes(&self) -> usize {
+        self.entries.len() * Self::ENTRY_BYTES
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.iter_mut().for_each(|e| *e = Entry::default());
+        self.age = 0;
+    }
+
+    /// Starts a new search: older entries become easier to replace.
+    pub fn new_search(&mut self) {
+        self.age = (self.age + 1) & 63;
+    }
+
+    pub fn probe(&self, key: u64) -> Option<Probe> {
+        let e = &self.entries[key as usize & self.mask];
+        if e.key != key || e.flags & 3 == 0 {
+            return None;
+        }
+        let bound = match e.flags & 3 {
+            1 => Bound::Upper,
+            2 => Bound::Lower,
+            _ => Bound::Exact,
+        };
+        Some(Probe {
+            score: e.score,
+            depth: e.depth as i32,
+            bound,
+            mv: (e.mv != NO_MOVE).then(|| Pos::from_index(e.mv as usize)),
+        })
+    }
+
+    pub fn store(&mut self, key: u64, depth: i32, score: i32, bound: Bound, mv: Option<Pos>) {
+        let age = self.age;
+        let e = &mut self.entries[key as usize & self.mask];
+        let same = e.key == key;
+        let old_age = e.flags >> 2;
+        if same || old_age != age || depth >= e.depth as i32 || e.flags & 3 == 0 {
+            let mv = match mv {
+                Some(p) => p.index() as u16,
+                // Keep the old move of the same position.
+                None if same => e.mv,
+                None => NO_MOVE,
+            };
+            *e = Entry {
+                key,
+                score,
+                mv,
+                depth: depth.clamp(-100, 100) as i8,
+                flags: bound as u8 | age << 2,
+            };
+        }
+    }
+
+    /// Permille of slots filled by the current search.
+    pub fn hashfull(&self) -> u32 {
+        let n = self.entries.len().min(1000);
+        let used = self.entries[..n]
+            .iter()
+            .filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.age)
+            .count();
+        (used * 1000 / n) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_and_probe() {
+        let mut tt = TranspositionTable::new(1 << 20);
+        assert!(tt.bytes() <= 1 << 20);
+        assert!(tt.probe(12345).is_none());
+        tt.store(12345, 5, -42, Bound::Lower, Some(Pos::new(3, 4)));
+        let p = tt.probe(12345).unwrap();
+        assert_eq!(
+            (p.score, p.depth, p.bound, p.mv),
+            (-42, 5, Bound::Lower, Some(Pos::new(3, 4)))
+        );
+        // A shallower result for another key in the same slot does not evict.
+        let other = 12345 + (tt.mask as u64 + 1);
+        tt.store(other, 2, 7, Bound::Exact, None);
+        assert!(tt.probe(12345).is_some());
+        assert!(tt.probe(other).is_none());
+        // After a new search, it does.
+        tt.new_search();
+        tt.store(other, 2, 7, Bound::Exact, None);
+        assert_eq!(tt.probe(other).unwrap().mv, None);
+        tt.clear();
+        assert!(tt.probe(other).is_none());
+    }
+}

@@ -1,0 +1,146 @@
+//! Threat search: victory by continuous fours (VCF).
+//!
+//! The attacker plays only moves that make a four; the defender's reply is
+//! forced (the one cell that stops the five), so the tree is narrow. A
+//! defender whose block makes a four of their own forces the attacker to
+//! block in turn, which continues the VCF only if that block is a four too.
+//! Under renju a black defender cannot block on a forbidden cell: the
+//! attacker wins there.
+
+use super::Searcher;
+use crate::board::{Board, DIR_STEPS};
+use crate::movegen::is_banned;
+use crate::pattern::Class;
+use crate::types::{Color, Pos};
+use arrayvec::ArrayVec;
+
+/// The cells along the four lines through `p` (within 4) where `c` has a
+/// five: at most a handful.
+fn fives_near(board: &Board, c: Color, p: Pos) -> ArrayVec<Pos, 8> {
+    let mut out = ArrayVec::new();
+    for &(dx, dy) in DIR_STEPS.iter() {
+        for k in (-4isize..=4).filter(|&k| k != 0) {
+            let x = p.x() as isize + k * dx;
+            let y = p.y() as isize + k * dy;
+            if x < 0 || y < 0 || !board.contains(x as usize, y as usize) {
+                continue;
+            }
+            let q = Pos::new(x as usize, y as usize);
+            if board.class(c, q) == Class::Five && !out.contains(&q) && out.try_push(q).is_err() {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+impl Searcher {
+    /// Does the side to move win by continuous fours? Returns the plies to
+    /// the five. Bounded by `params.vcf_depth` and `params.vcf_nodes`.
+    pub(super) fn vcf_at_horizon(&mut self, board: &mut Board) -> Option<u32> {
+        let me = board.side_to_move();
+        // Cheap exit: no four to play.
+        let fours = board.count(me, Class::Block4)
+            + board.count(me, Class::Block4Plus)
+            + board.count(me, Class::Block4Flex3)
+            + board.count(me, Class::Flex4)
+            + board.count(me, Class::Five);
+        if fours == 0 {
+            return None;
+        }
+        let mut budget = self.params.vcf_nodes;
+        let depth = self.params.vcf_depth;
+        self.vcf(board, depth, &mut budget, None)
+    }
+
+    /// VCF for the side to move. `must` is the cell the attacker has to
+    /// play (the block of the defender's five), if any.
+    fn vcf(
+        &mut self,
+        board: &mut Board,
+        depth: u32,
+        budget: &mut u64,
+        must: Option<Pos>,
+    ) -> Option<u32> {
+        let me = board.side_to_move();
+        let opp = me.opposite();
+        if board.count(me, Class::Five) > 0 {
+            return Some(1);
+        }
+        if must.is_none() && board.count(opp, Class::Five) > 0 {
+            return None;
+        }
+        if must.is_none() && board.count(me, Class::Flex4) > 0 {
+            return Some(3);
+        }
+        if depth == 0 || *budget == 0 {
+            return None;
+        }
+        let mut moves: ArrayVec<(u8, Pos), 64> = ArrayVec::new();
+        match must {
+            Some(p) => {
+                if board.class(me, p).is_four() {
+                    moves.push((board.class(me, p) as u8, p));
+                }
+            }
+            None => {
+                for p in board.candidates().iter() {
+                    let k = board.class(me, p);
+                    if k.is_four() && moves.try_push((k as u8, p)).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        // Strongest fours first, ties by cell.
+        moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        for &(_, p) in &moves {
+            if *budget == 0 {
+                break;
+            }
+            *budget -= 1;
+            self.nodes += 1;
+            board.make(p);
+            let result = self.after_four(board, depth, budget, p);
+            board.unmake();
+            if result.is_some() {
+                return result;
+            }
+        }
+        None
+    }
+
+    /// The attacker has just played the four `p`: the defender blocks.
+    fn after_four(
+        &mut self,
+        board: &mut Board,
+        depth: u32,
+        budget: &mut u64,
+        p: Pos,
+    ) -> Option<u32> {
+        let attacker = board.side_to_move().opposite();
+        let defender = attacker.opposite();
+        let fives = fives_near(board, attacker, p);
+        match fives.len() {
+            0 => None,
+            1 => {
+                let block = fives[0];
+                if is_banned(board, defender, block) {
+                    return Some(3);
+                }
+                self.nodes += 1;
+                board.make(block);
+                let threat = fives_near(board, defender, block);
+                let r = match threat.len() {
+                    0 => self.vcf(board, depth - 1, budget, None),
+                    1 => self.vcf(board, depth - 1, budget, Some(threat[0])),
+                    _ => None,
+                };
+                board.unmake();
+                r.map(|n| n + 2)
+            }
+            // Two fives at once: the defender cannot stop both.
+            _ => Some(3),
+        }
+    }
+}
