@@ -8,10 +8,12 @@
 pub mod bench;
 pub mod bitboard;
 pub mod board;
+pub mod engine;
 pub mod eval;
 pub mod movegen;
 pub mod pattern;
 pub mod perft;
+pub mod protocol;
 pub mod search;
 pub mod types;
 

@@ -98,8 +98,9 @@ fn main() -> ExitCode {
             hash,
         }) => run_analyze(&moves, size, &rule, depth, nodes, movetime, hash),
         None => {
-            eprintln!("pbrain-tengen: the Gomocup protocol is not built yet; see --help");
-            ExitCode::FAILURE
+            let stdin = std::io::BufReader::new(std::io::stdin());
+            tengen::protocol::run(stdin, std::io::stdout());
+            ExitCode::SUCCESS
         }
     }
 }

@@ -7,6 +7,7 @@
 //! remain; against an open-four threat (an open three, or a double-four
 //! point) only our fours and the cells that take the threat away.
 
+use crate::bitboard::Bitboard;
 use crate::board::{Board, DIRS, DIR_STEPS};
 use crate::pattern::{Class, Pattern};
 use crate::search::params::Params;
@@ -69,19 +70,25 @@ pub fn sort_moves(moves: &mut [ScoredMove]) {
 }
 
 /// Fills `out` with the moves to search, ordered, and says what kind of
-/// node this is. `width` bounds a quiet node's list.
+/// node this is. `width` bounds a quiet node's list; `excluded` cells are
+/// never generated.
 pub fn generate(
     board: &mut Board,
     params: &Params,
     width: usize,
+    excluded: &[Pos],
     out: &mut Vec<ScoredMove>,
 ) -> NodeKind {
     out.clear();
     let me = board.side_to_move();
     let opp = me.opposite();
-    let cands = board.candidates();
+    let mut banned = Bitboard::EMPTY;
+    for &p in excluded {
+        banned.set(p);
+    }
+    let cands = board.candidates() & !banned;
     if board.count(me, Class::Five) > 0 {
-        if let Some(p) = find_class(board, me, Class::Five) {
+        if let Some(p) = cands.iter().find(|&p| board.class(me, p) == Class::Five) {
             out.push(ScoredMove {
                 pos: p,
                 score: i32::MAX,
@@ -102,7 +109,7 @@ pub fn generate(
         return NodeKind::Forced;
     }
     if board.count(opp, Class::Flex4) > 0 {
-        defend_open_four(board, params, me, out);
+        defend_open_four(board, params, me, cands, banned, out);
         sort_moves(out);
         return NodeKind::Forced;
     }
@@ -122,10 +129,16 @@ pub fn generate(
 
 /// The opponent can make an open four (or a double four) next move: our own
 /// fours, and the cells after which it no longer can.
-fn defend_open_four(board: &mut Board, params: &Params, me: Color, out: &mut Vec<ScoredMove>) {
+fn defend_open_four(
+    board: &mut Board,
+    params: &Params,
+    me: Color,
+    cands: Bitboard,
+    banned: Bitboard,
+    out: &mut Vec<ScoredMove>,
+) {
     let opp = me.opposite();
-    let cands = board.candidates();
-    let mut seen = crate::bitboard::Bitboard::EMPTY;
+    let mut seen = Bitboard::EMPTY;
     for p in cands.iter() {
         if board.class(me, p).is_four() && board.class(me, p) != Class::Five {
             seen.set(p);
@@ -136,7 +149,7 @@ fn defend_open_four(board: &mut Board, params: &Params, me: Color, out: &mut Vec
         }
     }
     // Cells on the threatening lines.
-    let mut lines = crate::bitboard::Bitboard::EMPTY;
+    let mut lines = Bitboard::EMPTY;
     for p in cands.iter() {
         if board.class(opp, p) != Class::Flex4 {
             continue;
@@ -151,7 +164,7 @@ fn defend_open_four(board: &mut Board, params: &Params, me: Color, out: &mut Vec
                 let y = p.y() as isize + k * dy;
                 if x >= 0 && y >= 0 && board.contains(x as usize, y as usize) {
                     let q = Pos::new(x as usize, y as usize);
-                    if board.is_empty(q) {
+                    if board.is_empty(q) && !banned.contains(q) {
                         lines.set(q);
                     }
                 }
@@ -198,7 +211,7 @@ mod tests {
     fn gen(rule: Rule, moves: &str) -> (NodeKind, Vec<Pos>) {
         let mut b = position_from_moves(15, rule, moves).unwrap();
         let mut out = Vec::new();
-        let kind = generate(&mut b, &Params::default(), 8, &mut out);
+        let kind = generate(&mut b, &Params::default(), 8, &[], &mut out);
         (kind, out.iter().map(|m| m.pos).collect())
     }
 

@@ -105,6 +105,7 @@ pub struct Searcher {
     history: Box<[[i32; CELLS]; 2]>,
     buffers: Vec<Vec<ScoredMove>>,
     nodes: u64,
+    next_check: u64,
     seldepth: usize,
     stopped: bool,
     start: Instant,
@@ -130,6 +131,7 @@ impl Searcher {
             history: Box::new([[0; CELLS]; 2]),
             buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             nodes: 0,
+            next_check: 0,
             seldepth: 0,
             stopped: false,
             start: Instant::now(),
@@ -161,6 +163,7 @@ impl Searcher {
         self.start = Instant::now();
         self.limits = limits.clone();
         self.nodes = 0;
+        self.next_check = 0;
         self.stopped = false;
         self.stop.store(false, Ordering::Relaxed);
         self.tt.new_search();
@@ -263,9 +266,12 @@ impl Searcher {
 
     #[inline]
     fn check_stop(&mut self) {
-        if self.nodes & 255 != 0 {
+        // The threat search adds nodes in bursts: check by distance, not
+        // by a multiple of the count.
+        if self.nodes < self.next_check {
             return;
         }
+        self.next_check = self.nodes + 256;
         if self.stop.load(Ordering::Relaxed)
             || self.limits.nodes.is_some_and(|n| self.nodes >= n)
             || self
@@ -342,10 +348,12 @@ impl Searcher {
             self.params.width
         };
         let mut moves = std::mem::take(&mut self.buffers[ply]);
-        let kind = board.generate(&self.params, width, &mut moves);
-        if ply == 0 && !self.root_excluded.is_empty() {
-            moves.retain(|m| !self.root_excluded.contains(&m.pos));
-        }
+        let excluded = if ply == 0 {
+            &self.root_excluded[..]
+        } else {
+            &[]
+        };
+        let kind = board.generate(&self.params, width, excluded, &mut moves);
         if moves.is_empty() {
             self.buffers[ply] = moves;
             // Nothing stops the opponent's threat: lost.
@@ -487,7 +495,13 @@ pub trait SearchNode {
     /// The static evaluation, for the side to move.
     fn evaluate(&mut self, params: &Params) -> i32;
     /// The moves to search, ordered.
-    fn generate(&mut self, params: &Params, width: usize, out: &mut Vec<ScoredMove>) -> NodeKind;
+    fn generate(
+        &mut self,
+        params: &Params,
+        width: usize,
+        excluded: &[Pos],
+        out: &mut Vec<ScoredMove>,
+    ) -> NodeKind;
     fn make(&mut self, m: Pos);
     fn unmake(&mut self);
 }
@@ -537,8 +551,14 @@ impl SearchNode for Board {
         evaluate(self, params)
     }
 
-    fn generate(&mut self, params: &Params, width: usize, out: &mut Vec<ScoredMove>) -> NodeKind {
-        generate(self, params, width, out)
+    fn generate(
+        &mut self,
+        params: &Params,
+        width: usize,
+        excluded: &[Pos],
+        out: &mut Vec<ScoredMove>,
+    ) -> NodeKind {
+        generate(self, params, width, excluded, out)
     }
 
     fn make(&mut self, m: Pos) {

@@ -62,7 +62,13 @@ impl SearchNode for Tree {
         }
     }
 
-    fn generate(&mut self, _params: &Params, _width: usize, out: &mut Vec<ScoredMove>) -> NodeKind {
+    fn generate(
+        &mut self,
+        _params: &Params,
+        _width: usize,
+        _excluded: &[Pos],
+        out: &mut Vec<ScoredMove>,
+    ) -> NodeKind {
         out.clear();
         out.extend((0..self.branching).map(|i| ScoredMove {
             pos: Pos::from_index(i),
@@ -129,7 +135,7 @@ fn minimax<N: SearchNode>(
     };
     let params = s.params.clone();
     let mut moves = Vec::new();
-    let kind = n.generate(&params, width, &mut moves);
+    let kind = n.generate(&params, width, &[], &mut moves);
     if moves.is_empty() {
         return -(WIN - (ply as i32 + 2));
     }

@@ -13,6 +13,11 @@ pub enum Bound {
     Exact = 3,
 }
 
+/// One slot: the full key, then score (32 bits) | move (16) | depth (8) |
+/// flags (8: bound in 2 bits, age above). Plain integers, so a new table
+/// is zeroed memory the system hands out lazily.
+type Slot = [u64; 2];
+
 #[derive(Copy, Clone, Default)]
 struct Entry {
     key: u64,
@@ -21,6 +26,31 @@ struct Entry {
     depth: i8,
     /// bound (2 bits) | age << 2
     flags: u8,
+}
+
+impl Entry {
+    #[inline]
+    fn load(s: &Slot) -> Entry {
+        let d = s[1];
+        Entry {
+            key: s[0],
+            score: d as u32 as i32,
+            mv: (d >> 32) as u16,
+            depth: (d >> 48) as u8 as i8,
+            flags: (d >> 56) as u8,
+        }
+    }
+
+    #[inline]
+    fn save(&self) -> Slot {
+        [
+            self.key,
+            self.score as u32 as u64
+                | (self.mv as u64) << 32
+                | (self.depth as u8 as u64) << 48
+                | (self.flags as u64) << 56,
+        ]
+    }
 }
 
 /// A probed entry.
@@ -36,7 +66,7 @@ const NO_MOVE: u16 = u16::MAX;
 
 /// A fixed-size table; its size is chosen by the caller in bytes.
 pub struct TranspositionTable {
-    entries: Vec<Entry>,
+    entries: Vec<Slot>,
     mask: usize,
     age: u8,
 }
@@ -49,7 +79,7 @@ impl std::fmt::Debug for TranspositionTable {
 
 impl TranspositionTable {
     /// Bytes one entry takes.
-    pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+    pub const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
 
     /// A table of at most `bytes` bytes (a power of two of entries, at
     /// least 1024).
@@ -61,7 +91,7 @@ impl TranspositionTable {
             want.next_power_of_two() / 2
         };
         TranspositionTable {
-            entries: vec![Entry::default(); n],
+            entries: vec![[0u64; 2]; n],
             mask: n - 1,
             age: 0,
         }
@@ -73,7 +103,7 @@ impl TranspositionTable {
     }
 
     pub fn clear(&mut self) {
-        self.entries.iter_mut().for_each(|e| *e = Entry::default());
+        self.entries.iter_mut().for_each(|e| *e = [0; 2]);
         self.age = 0;
     }
 
@@ -83,7 +113,7 @@ impl TranspositionTable {
     }
 
     pub fn probe(&self, key: u64) -> Option<Probe> {
-        let e = &self.entries[key as usize & self.mask];
+        let e = Entry::load(&self.entries[key as usize & self.mask]);
         if e.key != key || e.flags & 3 == 0 {
             return None;
         }
@@ -102,7 +132,8 @@ impl TranspositionTable {
 
     pub fn store(&mut self, key: u64, depth: i32, score: i32, bound: Bound, mv: Option<Pos>) {
         let age = self.age;
-        let e = &mut self.entries[key as usize & self.mask];
+        let slot = &mut self.entries[key as usize & self.mask];
+        let e = Entry::load(slot);
         let same = e.key == key;
         let old_age = e.flags >> 2;
         if same || old_age != age || depth >= e.depth as i32 || e.flags & 3 == 0 {
@@ -112,13 +143,14 @@ impl TranspositionTable {
                 None if same => e.mv,
                 None => NO_MOVE,
             };
-            *e = Entry {
+            *slot = Entry {
                 key,
                 score,
                 mv,
                 depth: depth.clamp(-100, 100) as i8,
                 flags: bound as u8 | age << 2,
-            };
+            }
+            .save();
         }
     }
 
@@ -127,6 +159,7 @@ impl TranspositionTable {
         let n = self.entries.len().min(1000);
         let used = self.entries[..n]
             .iter()
+            .map(Entry::load)
             .filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.age)
             .count();
         (used * 1000 / n) as u32

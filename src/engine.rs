@@ -1,0 +1,409 @@
+//! The engine facade: owns the board, the searcher (with its table) and the
+//! options a manager sets; turns clock and memory settings into search
+//! limits and a table size. It never prints: progress goes to a callback.
+
+use crate::board::{Board, MoveError};
+use crate::pattern::PatternTable;
+use crate::search::params::Params;
+use crate::search::tt::TranspositionTable;
+use crate::search::{Info, Limits, SearchResult, Searcher};
+use crate::types::{Color, Pos, Rule};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// `time_left` and `timeout_match` at or above this are "unlimited".
+pub const UNLIMITED_MS: i64 = 2_147_483_647;
+/// Memory the process needs besides the transposition table: code, stacks,
+/// pattern tables of every rule, board copies.
+pub const BASE_MEMORY: u64 = 40 << 20;
+/// Table size when the manager sets no memory limit.
+pub const DEFAULT_TT_BYTES: usize = 128 << 20;
+
+/// What the manager has told the engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Milliseconds per move; 0 = answer at once.
+    pub timeout_turn: u64,
+    /// Milliseconds per game; 0 = unlimited.
+    pub timeout_match: u64,
+    /// Milliseconds left in the game (may be negative).
+    pub time_left: i64,
+    /// Bytes the process may use; 0 = no limit.
+    pub max_memory: u64,
+    pub rule: Rule,
+    pub max_depth: Option<i32>,
+    pub max_nodes: Option<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            timeout_turn: 30_000,
+            timeout_match: 0,
+            time_left: UNLIMITED_MS,
+            max_memory: 0,
+            rule: Rule::Freestyle,
+            max_depth: None,
+            max_nodes: None,
+        }
+    }
+}
+
+impl Options {
+    /// Transposition table bytes that keep the process under `max_memory`.
+    pub fn tt_bytes(&self) -> usize {
+        if self.max_memory == 0 {
+            return DEFAULT_TT_BYTES;
+        }
+        let room = self.max_memory.saturating_sub(BASE_MEMORY) * 9 / 10;
+        (room as usize).min(1 << 34)
+    }
+
+    /// The search limits for a move, given the empty cells left and the
+    /// time already spent since the manager sent the command.
+    pub fn limits(&self, empty_cells: usize, spent: Duration) -> Limits {
+        let mut limits = Limits {
+            depth: self.max_depth,
+            nodes: self.max_nodes,
+            ..Limits::default()
+        };
+        let unlimited_game = self.timeout_match == 0 || self.time_left >= UNLIMITED_MS;
+        if self.timeout_turn == 0
+            && unlimited_game
+            && self.max_depth.is_none()
+            && self.max_nodes.is_none()
+        {
+            // "Play at once": a quick tactical look only.
+            limits.depth = Some(2);
+            limits.hard_time = Some(Duration::from_millis(20));
+            return limits;
+        }
+        let mut budget = if self.timeout_turn > 0 {
+            self.timeout_turn
+        } else {
+            u64::MAX
+        };
+        if !unlimited_game {
+            let left = self.time_left.max(0) as u64;
+            // Share what is left over the moves still to come (at least 12),
+            // and never bet more than a fifth of it on one move.
+            let to_go = (empty_cells as u64 / 4).clamp(12, 40);
+            budget = budget.min(left / to_go);
+        }
+        if budget == u64::MAX {
+            if limits.depth.is_none() && limits.nodes.is_none() {
+                limits.hard_time = Some(Duration::from_secs(3600));
+            }
+            return limits;
+        }
+        // Safety margin: process and pipe overhead, scheduler noise.
+        let margin = 30 + budget / 10;
+        let hard = budget.saturating_sub(margin).max(1);
+        let hard = Duration::from_millis(hard)
+            .saturating_sub(spent)
+            .max(Duration::from_millis(1));
+        limits.hard_time = Some(hard);
+        limits.soft_time = Some(hard * 2 / 5);
+        limits
+    }
+}
+
+/// Why a position could not be set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EngineError {
+    NoGame,
+    BadSize(usize, usize),
+    Move(MoveError),
+}
+
+impl std::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EngineError::NoGame => write!(f, "no game: send START first"),
+            EngineError::BadSize(w, h) => write!(f, "unsupported board size {w}x{h} (5 to 22)"),
+            EngineError::Move(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+impl From<MoveError> for EngineError {
+    fn from(e: MoveError) -> EngineError {
+        EngineError::Move(e)
+    }
+}
+
+/// The engine.
+pub struct Engine {
+    board: Option<Board>,
+    searcher: Searcher,
+    pub options: Options,
+    /// Cells the search may not play (YXBLOCK).
+    pub blocked: Vec<Pos>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Engine({:?})", self.board)
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Engine {
+        Engine::new()
+    }
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        let options = Options::default();
+        Engine {
+            board: None,
+            searcher: Searcher::new(Params::default(), 1 << 20),
+            options,
+            blocked: Vec::new(),
+        }
+    }
+
+    /// The flag that stops a search from another thread.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.searcher.stop_flag()
+    }
+
+    pub fn board(&self) -> Option<&Board> {
+        self.board.as_ref()
+    }
+
+    pub fn board_mut(&mut self) -> Option<&mut Board> {
+        self.board.as_mut()
+    }
+
+    /// Starts a new game on a `w` x `h` board.
+    pub fn new_game(&mut self, w: usize, h: usize) -> Result<(), EngineError> {
+        let board =
+            Board::new_rect(w, h, self.options.rule).map_err(|_| EngineError::BadSize(w, h))?;
+        self.board = Some(board);
+        self.blocked.clear();
+        Ok(())
+    }
+
+    /// Clears the board, keeping its size.
+    pub fn restart(&mut self) -> Result<(), EngineError> {
+        let (w, h) = self.size().ok_or(EngineError::NoGame)?;
+        self.new_game(w, h)
+    }
+
+    pub fn size(&self) -> Option<(usize, usize)> {
+        self.board.as_ref().map(|b| (b.width(), b.height()))
+    }
+
+    /// Sets the rule; a game in progress is replayed under it.
+    pub fn set_rule(&mut self, rule: Rule) {
+        self.options.rule = rule;
+        PatternTable::get(rule);
+        if let Some(b) = &self.board {
+            if b.rule() != rule {
+                let stones: Vec<(Pos, Color)> = b.moves().collect();
+                let (w, h) = (b.width(), b.height());
+                if let Ok(mut nb) = Board::new_rect(w, h, rule) {
+                    for (p, c) in stones {
+                        nb.play_color(p, c);
+                    }
+                    self.board = Some(nb);
+                }
+            }
+        }
+    }
+
+    /// Replaces the position by `stones` (in move order), all or nothing.
+    pub fn set_position(&mut self, stones: &[(Pos, Color)]) -> Result<(), EngineError> {
+        let b = self.board.as_ref().ok_or(EngineError::NoGame)?;
+        let mut nb =
+            Board::new_rect(b.width(), b.height(), b.rule()).map_err(|_| EngineError::NoGame)?;
+        for &(p, c) in stones {
+            nb.try_play_color(p, c)?;
+        }
+        self.board = Some(nb);
+        Ok(())
+    }
+
+    /// Plays a move for the side to move (checked).
+    pub fn play(&mut self, p: Pos) -> Result<(), EngineError> {
+        let b = self.board.as_mut().ok_or(EngineError::NoGame)?;
+        b.try_play(p)?;
+        Ok(())
+    }
+
+    /// Plays a move given as coordinates (checked against the board size).
+    pub fn play_xy(&mut self, x: usize, y: usize) -> Result<Pos, EngineError> {
+        let b = self.board.as_mut().ok_or(EngineError::NoGame)?;
+        b.try_play_xy(x, y)?;
+        Ok(Pos::new(x, y))
+    }
+
+    /// Takes back the stone at `p`: the last move is unmade; an earlier
+    /// one is removed and the rest replayed.
+    pub fn takeback(&mut self, p: Pos) -> Result<(), EngineError> {
+        let b = self.board.as_ref().ok_or(EngineError::NoGame)?;
+        if b.last_move() == Some(p) {
+            if let Some(b) = self.board.as_mut() {
+                b.unmake();
+            }
+            return Ok(());
+        }
+        if b.stone(p).is_none() {
+            return Err(EngineError::Move(MoveError::OffBoard {
+                x: p.x(),
+                y: p.y(),
+            }));
+        }
+        let stones: Vec<(Pos, Color)> = b.moves().filter(|&(q, _)| q != p).collect();
+        self.set_position(&stones)
+    }
+
+    /// Clears the transposition table and the ordering memory.
+    pub fn clear_hash(&mut self) {
+        self.searcher.clear();
+    }
+
+    /// Resizes the table to fit `max_memory` when it changed. Done before
+    /// searching, and by the protocol as soon as the limit is known, so the
+    /// allocation is not charged to a move.
+    pub fn fit_table(&mut self) {
+        let want = self.options.tt_bytes();
+        let have = self.searcher.tt.bytes();
+        // The table holds a power of two of entries: resize only when the
+        // wanted size would give a different one.
+        let fitted = TranspositionTable::new(0)
+            .bytes()
+            .max(largest_pow2_at_most(want, TranspositionTable::ENTRY_BYTES));
+        if fitted != have {
+            // Free the old table first: old and new never live at once.
+            self.searcher.tt = TranspositionTable::new(0);
+            self.searcher.tt = TranspositionTable::new(want);
+        }
+    }
+
+    /// Searches the current position, the clock having started at `start`.
+    pub fn think(&mut self, start: Instant, report: impl FnMut(&Info)) -> Option<SearchResult> {
+        self.fit_table();
+        let board = self.board.as_mut()?;
+        let empty = board.width() * board.height() - board.ply();
+        let limits = self.options.limits(empty, start.elapsed());
+        self.searcher.root_excluded = self.blocked.clone();
+        let r = self.searcher.search(board, &limits, report);
+        Some(r)
+    }
+
+    /// Searches with explicit limits (the current position).
+    pub fn think_with(
+        &mut self,
+        limits: &Limits,
+        excluded: &[Pos],
+        report: impl FnMut(&Info),
+    ) -> Option<SearchResult> {
+        self.fit_table();
+        let board = self.board.as_mut()?;
+        let mut ex = self.blocked.clone();
+        ex.extend_from_slice(excluded);
+        self.searcher.root_excluded = ex;
+        let r = self.searcher.search(board, limits, report);
+        self.searcher.root_excluded.clear();
+        Some(r)
+    }
+
+    /// Bytes of the current transposition table.
+    pub fn tt_bytes(&self) -> usize {
+        self.searcher.tt.bytes()
+    }
+}
+
+fn largest_pow2_at_most(bytes: usize, entry: usize) -> usize {
+    let n = (bytes / entry).max(1);
+    let p = if n.is_power_of_two() {
+        n
+    } else {
+        n.next_power_of_two() / 2
+    };
+    p * entry
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_respect_turn_and_match_time() {
+        let o = Options {
+            timeout_turn: 1000,
+            ..Options::default()
+        };
+        let l = o.limits(200, Duration::ZERO);
+        let hard = l.hard_time.unwrap();
+        assert!(
+            hard < Duration::from_millis(1000) && hard > Duration::from_millis(500),
+            "{hard:?}"
+        );
+        assert!(l.soft_time.unwrap() < hard);
+        // Little time left in the game: a small share of it.
+        let o = Options {
+            timeout_turn: 5000,
+            timeout_match: 60_000,
+            time_left: 3000,
+            ..Options::default()
+        };
+        let hard = o.limits(200, Duration::ZERO).hard_time.unwrap();
+        assert!(hard <= Duration::from_millis(600), "{hard:?}");
+        // Negative time left still plays.
+        let o = Options {
+            timeout_match: 60_000,
+            time_left: -50,
+            ..Options::default()
+        };
+        assert!(o.limits(200, Duration::ZERO).hard_time.unwrap() >= Duration::from_millis(1));
+        // Play at once.
+        let o = Options {
+            timeout_turn: 0,
+            ..Options::default()
+        };
+        assert_eq!(o.limits(200, Duration::ZERO).depth, Some(2));
+    }
+
+    #[test]
+    fn table_fits_memory() {
+        let o = Options {
+            max_memory: 350 << 20,
+            ..Options::default()
+        };
+        let tt = o.tt_bytes();
+        assert!(tt as u64 + BASE_MEMORY <= 350 << 20);
+        assert!(tt > 200 << 20);
+        let tiny = Options {
+            max_memory: 1 << 20,
+            ..Options::default()
+        };
+        assert_eq!(tiny.tt_bytes(), 0);
+        assert!(TranspositionTable::new(tiny.tt_bytes()).bytes() <= 64 << 10);
+    }
+
+    #[test]
+    fn takeback_and_bad_moves_leave_the_position() {
+        let mut e = Engine::new();
+        assert_eq!(e.play_xy(7, 7), Err(EngineError::NoGame));
+        e.new_game(15, 15).unwrap();
+        e.play_xy(7, 7).unwrap();
+        e.play_xy(8, 8).unwrap();
+        e.play_xy(9, 9).unwrap();
+        let before = e.board().unwrap().hash();
+        assert!(e.play_xy(7, 7).is_err());
+        assert!(e.play_xy(15, 0).is_err());
+        assert_eq!(e.board().unwrap().hash(), before);
+        e.takeback(Pos::new(8, 8)).unwrap();
+        assert_eq!(e.board().unwrap().ply(), 2);
+        assert_eq!(e.board().unwrap().stone(Pos::new(9, 9)), Some(Color::Black));
+        e.takeback(Pos::new(9, 9)).unwrap();
+        assert_eq!(e.board().unwrap().ply(), 1);
+    }
+}

@@ -1,0 +1,391 @@
+//! The Gomocup protocol on stdin/stdout (with Yixin-Board extensions).
+//!
+//! A reader thread timestamps every line as it arrives (the manager's clock
+//! runs from when it sends a command) and sets the stop flag at once for
+//! `STOP`, `YXSTOP` and `END`, so they act while the engine is thinking.
+//! Only protocol replies go to stdout; logs go to stderr.
+
+pub mod command;
+mod swap2;
+
+use crate::engine::{Engine, UNLIMITED_MS};
+use crate::search::{Info, Limits};
+use crate::types::{Color, Pos, Rule};
+use command::{parse, parse_board_line, parse_xy, Command};
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// What the reader thread sends.
+enum Input {
+    Line(Instant, String),
+    Eof,
+}
+
+/// Runs the protocol until `END` or end of input.
+pub fn run(input: impl BufRead + Send + 'static, output: impl Write) {
+    let mut engine = Engine::new();
+    let stop = engine.stop_flag();
+    let quit = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = channel();
+    {
+        let stop = stop.clone();
+        let quit = quit.clone();
+        thread::spawn(move || {
+            let mut input = input;
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match input.read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let now = Instant::now();
+                let line = String::from_utf8_lossy(&buf).trim().to_string();
+                if line.is_empty() {
+                    continue;
+                }
+                let word = line
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .to_ascii_uppercase();
+                if word == "STOP" || word == "YXSTOP" {
+                    stop.store(true, Ordering::SeqCst);
+                }
+                if word == "END" {
+                    quit.store(true, Ordering::SeqCst);
+                    stop.store(true, Ordering::SeqCst);
+                }
+                if tx.send(Input::Line(now, line)).is_err() {
+                    return;
+                }
+            }
+            // End of input: the commands already read are still answered.
+            let _ = tx.send(Input::Eof);
+        });
+    }
+    let mut session = Session {
+        engine: &mut engine,
+        out: output,
+        rx,
+        quit,
+    };
+    session.serve();
+}
+
+struct Session<'a, W: Write> {
+    engine: &'a mut Engine,
+    out: W,
+    rx: Receiver<Input>,
+    quit: Arc<AtomicBool>,
+}
+
+/// The `ABOUT` reply.
+pub fn about() -> String {
+    format!(
+        "name=\"tengen\", version=\"{}\", author=\"The tengen authors\", country=\"International\"",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+impl<W: Write> Session<'_, W> {
+    fn reply(&mut self, line: &str) {
+        // A manager that closed the pipe cannot be told anything more.
+        let _ = writeln!(self.out, "{line}");
+        let _ = self.out.flush();
+    }
+
+    fn serve(&mut self) {
+        while let Ok(input) = self.rx.recv() {
+            let (at, line) = match input {
+                Input::Line(at, line) => (at, line),
+                Input::Eof => return,
+            };
+            log::debug!("<- {line}");
+            let cmd = parse(&line);
+            if cmd == Command::End {
+                return;
+            }
+            self.handle(cmd, at);
+        }
+    }
+
+    /// Reads the lines of a block up to `DONE` (or the end of input).
+    fn read_block(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        while let Ok(Input::Line(_, line)) = self.rx.recv() {
+            if line.eq_ignore_ascii_case("done") {
+                break;
+            }
+            lines.push(line);
+        }
+        lines
+    }
+
+    fn handle(&mut self, cmd: Command, at: Instant) {
+        match cmd {
+            Command::Start(n) => self.start(n, n),
+            Command::RectStart(w, h) => self.start(w, h),
+            Command::Restart => match self.engine.restart() {
+                Ok(()) => self.reply("OK"),
+                Err(e) => self.reply(&format!("ERROR {e}")),
+            },
+            Command::Begin => {
+                if self.engine.board().is_none() {
+                    self.reply("ERROR no game: send START first");
+                } else {
+                    self.think_and_play(at);
+                }
+            }
+            Command::Turn(x, y) => match self.engine.play_xy(x, y) {
+                Ok(_) => self.think_and_play(at),
+                Err(e) => self.reply(&format!("ERROR TURN {x},{y}: {e}")),
+            },
+            Command::Play(x, y) => match self.engine.play_xy(x, y) {
+                Ok(p) => self.reply(&p.to_string()),
+                Err(e) => self.reply(&format!("ERROR PLAY {x},{y}: {e}")),
+            },
+            Command::Takeback(x, y) => {
+                let fits = self.engine.size().is_some_and(|(w, h)| x < w && y < h);
+                if !fits {
+                    self.reply(&format!("ERROR TAKEBACK {x},{y}: not a cell of the board"));
+                    return;
+                }
+                match self.engine.takeback(Pos::new(x, y)) {
+                    Ok(()) => self.reply("OK"),
+                    Err(_) => self.reply(&format!("ERROR TAKEBACK {x},{y}: no stone there")),
+                }
+            }
+            Command::Board => {
+                let lines = self.read_block();
+                if self.set_board(&lines, "BOARD") {
+                    self.think_and_play(at);
+                }
+            }
+            Command::YxBoard => {
+                let lines = self.read_block();
+                self.set_board(&lines, "YXBOARD");
+            }
+            Command::Swap2Board => {
+                let lines = self.read_block();
+                if self.set_board(&lines, "SWAP2BOARD") {
+                    let answer = swap2::answer(self.engine, at);
+                    self.reply(&answer);
+                }
+            }
+            Command::Info(key, value) => self.info(&key, &value),
+            Command::End => {}
+            Command::About => self.reply(&about()),
+            Command::Stop => {}
+            Command::YxShowForbid => self.show_forbid(),
+            Command::YxHashClear => self.engine.clear_hash(),
+            Command::YxNBest(n) => self.nbest(n, at),
+            Command::YxBlock | Command::YxBlockUndo => {
+                let add = matches!(cmd, Command::YxBlock);
+                for line in self.read_block() {
+                    let Some((x, y)) = parse_xy(&line) else {
+                        continue;
+                    };
+                    let fits = self.engine.size().is_some_and(|(w, h)| x < w && y < h);
+                    if !fits {
+                        continue;
+                    }
+                    let p = Pos::new(x, y);
+                    self.engine.blocked.retain(|&q| q != p);
+                    if add {
+                        self.engine.blocked.push(p);
+                    }
+                }
+            }
+            Command::YxBlockReset => self.engine.blocked.clear(),
+            Command::Unknown(text) => self.reply(&format!("UNKNOWN command '{text}'")),
+            Command::Malformed(text) => self.reply(&format!("ERROR {text}")),
+        }
+    }
+
+    fn start(&mut self, w: usize, h: usize) {
+        match self.engine.new_game(w, h) {
+            Ok(()) => {
+                self.engine.fit_table();
+                self.reply("OK");
+            }
+            Err(e) => self.reply(&format!("ERROR {e}")),
+        }
+    }
+
+    fn info(&mut self, key: &str, value: &str) {
+        let int = value.trim().parse::<i64>().ok();
+        match (key, int) {
+            ("timeout_turn", Some(v)) => self.engine.options.timeout_turn = v.max(0) as u64,
+            ("timeout_match", Some(v)) => self.engine.options.timeout_match = v.max(0) as u64,
+            ("time_left", Some(v)) => self.engine.options.time_left = v.min(UNLIMITED_MS),
+            ("max_memory", Some(v)) => {
+                self.engine.options.max_memory = v.max(0) as u64;
+                if self.engine.board().is_some() {
+                    self.engine.fit_table();
+                }
+            }
+            ("rule", Some(v)) if v >= 0 => self.engine.set_rule(Rule::from_gomocup(v as u32)),
+            ("max_depth", Some(v)) => {
+                self.engine.options.max_depth = (v > 0).then_some(v.min(60) as i32)
+            }
+            ("max_node", Some(v)) => self.engine.options.max_nodes = (v > 0).then_some(v as u64),
+            // game_type, folder, evaluate, thread_num and unknown keys: nothing to do.
+            _ => log::debug!("INFO {key} {value} ignored"),
+        }
+    }
+
+    /// Builds the position of a BOARD-like block: fields 1 own, 2
+    /// opponent, 3 a stone of a winning line (continuous game), counted as
+    /// the opponent's. All or nothing.
+    fn set_board(&mut self, lines: &[String], name: &str) -> bool {
+        let Some((w, h)) = self.engine.size() else {
+            self.reply(&format!("ERROR {name}: no game: send START first"));
+            return false;
+        };
+        let mut stones = Vec::new();
+        for line in lines {
+            match parse_board_line(line) {
+                Some((x, y, f)) if x < w && y < h => stones.push((Pos::new(x, y), f)),
+                Some((x, y, _)) => {
+                    self.reply(&format!("ERROR {name}: {x},{y} is off the {w}x{h} board"));
+                    return false;
+                }
+                None => {
+                    self.reply(&format!(
+                        "ERROR {name}: bad line '{line}' (expected x,y,field)"
+                    ));
+                    return false;
+                }
+            }
+        }
+        // We are to move: black after an even number of stones.
+        let me = Color::to_move_after(stones.len());
+        let placed: Vec<(Pos, Color)> = stones
+            .iter()
+            .map(|&(p, f)| (p, if f == 1 { me } else { me.opposite() }))
+            .collect();
+        match self.engine.set_position(&placed) {
+            Ok(()) => {
+                // Whatever colours the list implied, we are to move.
+                if let Some(b) = self.engine.board() {
+                    if b.side_to_move() != me {
+                        log::debug!("{name}: stone colours do not alternate");
+                    }
+                }
+                true
+            }
+            Err(e) => {
+                self.reply(&format!("ERROR {name}: {e}"));
+                false
+            }
+        }
+    }
+
+    fn think_and_play(&mut self, at: Instant) {
+        let mut last = Instant::now();
+        let out = &mut self.out;
+        let result = self.engine.think(at, |info| {
+            if last.elapsed() >= Duration::from_millis(300) {
+                last = Instant::now();
+                let _ = writeln!(out, "{}", message(info));
+                let _ = out.flush();
+            }
+        });
+        if self.quit.load(Ordering::SeqCst) {
+            return;
+        }
+        match result.and_then(|r| r.best) {
+            Some(p) => {
+                if let Err(e) = self.engine.play(p) {
+                    log::error!("own move {p} refused: {e}");
+                }
+                self.reply(&p.to_string());
+            }
+            None => self.reply("ERROR no move to play: the board is full"),
+        }
+    }
+
+    fn show_forbid(&mut self) {
+        let cells = match self.engine.board_mut() {
+            Some(b) => b.forbidden_cells(),
+            None => Vec::new(),
+        };
+        let mut s = String::from("FORBID ");
+        for p in cells {
+            s.push_str(&format!("{:02}{:02}", p.x(), p.y()));
+        }
+        s.push('.');
+        self.reply(&s);
+    }
+
+    /// The `n` best moves: searched one after another, each excluding the
+    /// ones found before, in the time of one move.
+    fn nbest(&mut self, n: usize, at: Instant) {
+        let Some(b) = self.engine.board() else {
+            self.reply("ERROR no game: send START first");
+            return;
+        };
+        let empty = b.width() * b.height() - b.ply();
+        let n = n.min(empty).max(1);
+        let base = self.engine.options.limits(empty, at.elapsed());
+        let share = |t: Option<Duration>| t.map(|t| t / n as u32);
+        let limits = Limits {
+            hard_time: share(base.hard_time),
+            soft_time: share(base.soft_time),
+            ..base
+        };
+        let mut found: Vec<Pos> = Vec::new();
+        let mut lines = Vec::new();
+        for _ in 0..n {
+            let Some(r) = self.engine.think_with(&limits, &found, |_| {}) else {
+                break;
+            };
+            let Some(p) = r.best.filter(|p| !found.contains(p)) else {
+                break;
+            };
+            lines.push(format!(
+                "MESSAGE NBEST {} {} score {}",
+                found.len() + 1,
+                p,
+                r.score
+            ));
+            found.push(p);
+            if self.engine.stop_flag().load(Ordering::SeqCst) {
+                break;
+            }
+        }
+        if self.quit.load(Ordering::SeqCst) {
+            return;
+        }
+        for l in lines {
+            self.reply(&l);
+        }
+        match found.first() {
+            Some(p) => {
+                let s = p.to_string();
+                self.reply(&s);
+            }
+            None => self.reply("ERROR no move to suggest"),
+        }
+    }
+}
+
+/// A progress line for the manager.
+fn message(info: &Info) -> String {
+    let pv: Vec<String> = info.pv.iter().take(12).map(|p| p.to_pos_string()).collect();
+    format!(
+        "MESSAGE depth {}-{} ev {} n {} n/s {} tm {} pv {}",
+        info.depth,
+        info.seldepth,
+        info.score,
+        info.nodes,
+        info.nps,
+        info.time.as_millis(),
+        pv.join(" ")
+    )
+}
