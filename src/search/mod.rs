@@ -112,6 +112,7 @@ pub struct Searcher {
     limits: Limits,
     /// Cells the search may not play at the root (Yixin-Board's YXBLOCK).
     pub root_excluded: Vec<Pos>,
+    vcf_line: Vec<Pos>,
 }
 
 impl std::fmt::Debug for Searcher {
@@ -137,6 +138,7 @@ impl Searcher {
             start: Instant::now(),
             limits: Limits::default(),
             root_excluded: Vec::new(),
+            vcf_line: Vec::with_capacity(64),
         }
     }
 

@@ -9,7 +9,7 @@
 
 use super::Searcher;
 use crate::board::{Board, DIR_STEPS};
-use crate::movegen::is_banned;
+use crate::movegen::{find_class, is_banned};
 use crate::pattern::Class;
 use crate::types::{Color, Pos};
 use arrayvec::ArrayVec;
@@ -50,27 +50,55 @@ impl Searcher {
         }
         let mut budget = self.params.vcf_nodes;
         let depth = self.params.vcf_depth;
-        self.vcf(board, depth, &mut budget, None)
+        let mut line = std::mem::take(&mut self.vcf_line);
+        line.clear();
+        let r = self.vcf(board, depth, &mut budget, None, &mut line);
+        self.vcf_line = line;
+        r
+    }
+
+    /// Searches for a VCF of at most `max_fours` fours within `max_nodes`
+    /// threat-search nodes. Returns the line: attacker four, defender
+    /// block, ..., ending with the move that makes five (or an open four,
+    /// or a four whose block is forbidden).
+    pub fn find_vcf(
+        &mut self,
+        board: &mut Board,
+        max_fours: u32,
+        max_nodes: u64,
+    ) -> Option<Vec<Pos>> {
+        let mut budget = max_nodes;
+        let mut line = Vec::new();
+        self.vcf(board, max_fours, &mut budget, None, &mut line)
+            .map(|_| line)
     }
 
     /// VCF for the side to move. `must` is the cell the attacker has to
-    /// play (the block of the defender's five), if any.
+    /// play (the block of the defender's five), if any. On success `line`
+    /// holds the winning moves; on failure it is as it was.
     fn vcf(
         &mut self,
         board: &mut Board,
         depth: u32,
         budget: &mut u64,
         must: Option<Pos>,
+        line: &mut Vec<Pos>,
     ) -> Option<u32> {
         let me = board.side_to_move();
         let opp = me.opposite();
         if board.count(me, Class::Five) > 0 {
+            if let Some(p) = find_class(board, me, Class::Five) {
+                line.push(p);
+            }
             return Some(1);
         }
         if must.is_none() && board.count(opp, Class::Five) > 0 {
             return None;
         }
         if must.is_none() && board.count(me, Class::Flex4) > 0 {
+            if let Some(p) = find_class(board, me, Class::Flex4) {
+                line.push(p);
+            }
             return Some(3);
         }
         if depth == 0 || *budget == 0 {
@@ -100,12 +128,15 @@ impl Searcher {
             }
             *budget -= 1;
             self.nodes += 1;
+            let len = line.len();
+            line.push(p);
             board.make(p);
-            let result = self.after_four(board, depth, budget, p);
+            let result = self.after_four(board, depth, budget, p, line);
             board.unmake();
             if result.is_some() {
                 return result;
             }
+            line.truncate(len);
         }
         None
     }
@@ -117,6 +148,7 @@ impl Searcher {
         depth: u32,
         budget: &mut u64,
         p: Pos,
+        line: &mut Vec<Pos>,
     ) -> Option<u32> {
         let attacker = board.side_to_move().opposite();
         let defender = attacker.opposite();
@@ -126,21 +158,26 @@ impl Searcher {
             1 => {
                 let block = fives[0];
                 if is_banned(board, defender, block) {
+                    line.push(block);
                     return Some(3);
                 }
                 self.nodes += 1;
+                line.push(block);
                 board.make(block);
                 let threat = fives_near(board, defender, block);
                 let r = match threat.len() {
-                    0 => self.vcf(board, depth - 1, budget, None),
-                    1 => self.vcf(board, depth - 1, budget, Some(threat[0])),
+                    0 => self.vcf(board, depth - 1, budget, None, line),
+                    1 => self.vcf(board, depth - 1, budget, Some(threat[0]), line),
                     _ => None,
                 };
                 board.unmake();
                 r.map(|n| n + 2)
             }
             // Two fives at once: the defender cannot stop both.
-            _ => Some(3),
+            _ => {
+                line.push(fives[0]);
+                Some(3)
+            }
         }
     }
 }
