@@ -15,6 +15,7 @@ pub mod pattern;
 pub mod perft;
 pub mod protocol;
 pub mod search;
+pub mod tournament;
 pub mod types;
 
 pub use board::{Board, MoveError};

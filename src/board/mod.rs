@@ -489,6 +489,14 @@ impl Board {
         }
     }
 
+    /// Gives the turn to the other side without a stone, for threat
+    /// searches ("what if they moved now?"). Undo with a second call.
+    #[inline]
+    pub fn toggle_side(&mut self) {
+        self.side = self.side.opposite();
+        self.hash ^= SIDE_KEY;
+    }
+
     /// Takes back the last move. Does nothing on an empty board.
     pub fn unmake(&mut self) {
         let Some(st) = self.history.pop() else {

@@ -339,7 +339,7 @@ impl Searcher {
         }
 
         if depth <= 0 {
-            if let Some(v) = board.horizon(self, ply) {
+            if let Some(v) = board.horizon(self, ply, depth) {
                 return v;
             }
         }
@@ -491,9 +491,9 @@ pub trait SearchNode {
     /// with the move that wins, if any. `excluded` are cells the root may
     /// not play.
     fn decided(&mut self, ply: usize, excluded: &[Pos]) -> Option<(i32, Option<Pos>)>;
-    /// The value at the horizon, or `None` if the node must still be
-    /// searched (a threat to answer).
-    fn horizon(&mut self, searcher: &mut Searcher, ply: usize) -> Option<i32>;
+    /// The value at the horizon (`depth` <= 0), or `None` if the node must
+    /// still be searched (a threat to answer).
+    fn horizon(&mut self, searcher: &mut Searcher, ply: usize, depth: i32) -> Option<i32>;
     /// The static evaluation, for the side to move.
     fn evaluate(&mut self, params: &Params) -> i32;
     /// The moves to search, ordered.
@@ -539,12 +539,28 @@ impl SearchNode for Board {
         None
     }
 
-    fn horizon(&mut self, searcher: &mut Searcher, ply: usize) -> Option<i32> {
-        if self.count(self.side_to_move().opposite(), Class::Five) > 0 {
+    fn horizon(&mut self, searcher: &mut Searcher, ply: usize, depth: i32) -> Option<i32> {
+        let opp = self.side_to_move().opposite();
+        if self.count(opp, Class::Five) > 0 {
             return None;
         }
         if let Some(n) = searcher.vcf_at_horizon(self) {
             return Some(WIN - (ply as i32 + n as i32));
+        }
+        // The opponent threatens a VCF. The static value would hide it:
+        // search on for a few plies (the defence is among the moves), or,
+        // past that, count the threat against the side to move.
+        let params = &searcher.params;
+        if params.threat_extension > 0 || params.vcf_threat_penalty > 0 {
+            self.toggle_side();
+            let threat = searcher.vcf_at_horizon(self);
+            self.toggle_side();
+            if threat.is_some() {
+                if depth > -searcher.params.threat_extension {
+                    return None;
+                }
+                return Some(evaluate(self, &searcher.params) - searcher.params.vcf_threat_penalty);
+            }
         }
         Some(evaluate(self, &searcher.params))
     }

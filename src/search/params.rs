@@ -34,6 +34,11 @@ pub struct Params {
     /// Late-move reductions: from this depth, from this move index.
     pub lmr_depth: i32,
     pub lmr_index: usize,
+    /// Plies past the horizon searched while the opponent threatens a VCF.
+    pub threat_extension: i32,
+    /// Subtracted from the static value at the horizon when the opponent
+    /// has a VCF (0: no check).
+    pub vcf_threat_penalty: i32,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
     /// Threat search: most attacker moves in one VCF line.
@@ -59,6 +64,8 @@ impl Default for Params {
             aspiration: 60,
             lmr_depth: 3,
             lmr_index: 4,
+            threat_extension: 0,
+            vcf_threat_penalty: 0,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2000,

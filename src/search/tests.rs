@@ -45,7 +45,7 @@ impl SearchNode for Tree {
         None
     }
 
-    fn horizon(&mut self, _s: &mut Searcher, _ply: usize) -> Option<i32> {
+    fn horizon(&mut self, _s: &mut Searcher, _ply: usize, _depth: i32) -> Option<i32> {
         let params = Params::default();
         Some(self.evaluate(&params))
     }
@@ -124,7 +124,7 @@ fn minimax<N: SearchNode>(
         return v;
     }
     if depth <= 0 {
-        if let Some(v) = n.horizon(s, ply) {
+        if let Some(v) = n.horizon(s, ply, depth) {
             return v;
         }
     }

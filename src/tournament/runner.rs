@@ -1,0 +1,638 @@
+//! The tournament: schedules games in colour-swapped pairs over the
+//! openings, runs them on worker threads (each with its own engine
+//! processes), keeps the statistics, writes records, and stops early on an
+//! SPRT verdict or an interrupt.
+
+use super::process::EngineProcess;
+use super::records::{json_num, json_str, psq, sgf};
+use super::referee::{play, GameConfig, GameRecord, Outcome};
+use super::setup::{parse_opening, transform, EngineSpec};
+use super::stats::{Penta, Sprt, SprtVerdict, Wdl};
+use crate::types::{Color, Pos};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use std::collections::{HashMap, VecDeque};
+use std::fs;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Everything a match needs.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    pub engines: Vec<EngineSpec>,
+    /// Games per pair of engines.
+    pub games: usize,
+    pub concurrency: usize,
+    pub game: GameConfig,
+    /// Opening lines (offset or pos notation); empty: every game from an
+    /// empty board.
+    pub openings: Vec<String>,
+    pub random_order: bool,
+    pub seed: u64,
+    pub transform: bool,
+    pub gauntlet: bool,
+    pub sprt: Option<Sprt>,
+    pub psq_dir: Option<PathBuf>,
+    pub sgf_file: Option<PathBuf>,
+    pub json_file: Option<PathBuf>,
+    pub log_dir: Option<PathBuf>,
+}
+
+/// One game to play.
+#[derive(Clone, Debug)]
+struct Job {
+    number: usize,
+    pair: (usize, usize),
+    /// Index of the game pair within this engine pair.
+    round: usize,
+    black: usize,
+    white: usize,
+    opening_text: String,
+    opening: Vec<Pos>,
+}
+
+/// A played game.
+#[derive(Clone, Debug)]
+pub struct Played {
+    pub number: usize,
+    pub pair: (usize, usize),
+    pub round: usize,
+    pub black: usize,
+    pub white: usize,
+    pub opening: String,
+    pub record: GameRecord,
+}
+
+/// Results of one pair of engines, from the first engine's view.
+#[derive(Clone, Debug, Default)]
+pub struct PairStats {
+    pub wdl: Wdl,
+    pub penta: Penta,
+    pending: HashMap<usize, u8>,
+}
+
+/// What a match produced.
+#[derive(Debug)]
+pub struct Summary {
+    pub names: Vec<String>,
+    pub pairs: Vec<((usize, usize), PairStats)>,
+    pub games: Vec<Played>,
+    pub sprt: Option<(Sprt, f64, SprtVerdict)>,
+    pub interrupted: bool,
+}
+
+fn schedule(cfg: &MatchConfig) -> Result<Vec<Job>, String> {
+    let n = cfg.engines.len();
+    let pairs: Vec<(usize, usize)> = if cfg.gauntlet {
+        (1..n).map(|j| (0, j)).collect()
+    } else {
+        (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .collect()
+    };
+    let mut order: Vec<usize> = (0..cfg.openings.len()).collect();
+    if cfg.random_order {
+        order.shuffle(&mut StdRng::seed_from_u64(cfg.seed));
+    }
+    let mut jobs = Vec::new();
+    for &(a, b) in &pairs {
+        for g in 0..cfg.games {
+            let round = g / 2;
+            let (text, opening) = if order.is_empty() {
+                (String::new(), Vec::new())
+            } else {
+                let text = cfg.openings[order[round % order.len()]].clone();
+                let mut moves = parse_opening(&text, cfg.game.size)?;
+                if cfg.transform {
+                    let k = (round / order.len()) % 8;
+                    moves = moves
+                        .into_iter()
+                        .map(|p| transform(p, k, cfg.game.size))
+                        .collect();
+                }
+                (text, moves)
+            };
+            let (black, white) = if g % 2 == 0 { (a, b) } else { (b, a) };
+            jobs.push(Job {
+                number: jobs.len() + 1,
+                pair: (a, b),
+                round,
+                black,
+                white,
+                opening_text: text,
+                opening,
+            });
+        }
+    }
+    Ok(jobs)
+}
+
+/// Points of engine `who` in a record: 2 win, 1 draw, 0 loss.
+fn points(p: &Played, who: usize) -> u8 {
+    match p.record.outcome {
+        Outcome::Draw => 1,
+        Outcome::BlackWins if p.black == who => 2,
+        Outcome::WhiteWins if p.white == who => 2,
+        _ => 0,
+    }
+}
+
+/// Runs the match. `interrupt` stops it early (Ctrl-C): finished games
+/// are kept. Progress goes to stderr.
+pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, String> {
+    if cfg.engines.len() < 2 {
+        return Err("a match needs at least two engines".into());
+    }
+    let jobs = schedule(cfg)?;
+    let total = jobs.len();
+    if let Some(d) = &cfg.psq_dir {
+        fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+    }
+    if let Some(d) = &cfg.log_dir {
+        fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+    }
+    // Names: start each engine once (ABOUT), unless named.
+    let mut names = Vec::new();
+    for (i, spec) in cfg.engines.iter().enumerate() {
+        let name = match &spec.name {
+            Some(n) => n.clone(),
+            None => {
+                let e = EngineProcess::spawn(spec, None)
+                    .map_err(|e| format!("engine {}: {e}", i + 1))?;
+                let n = e.name.clone();
+                e.quit();
+                n
+            }
+        };
+        names.push(name);
+    }
+    // Same names: number them.
+    for i in 0..names.len() {
+        if names.iter().filter(|n| **n == names[i]).count() > 1 {
+            names[i] = format!("{}#{}", names[i], i + 1);
+        }
+    }
+
+    let queue = Arc::new(Mutex::new(jobs.into_iter().collect::<VecDeque<Job>>()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = channel::<Played>();
+    let mut workers = Vec::new();
+    for w in 0..cfg.concurrency.max(1) {
+        let queue = queue.clone();
+        let stop = stop.clone();
+        let interrupt = interrupt.clone();
+        let tx = tx.clone();
+        let cfg = cfg.clone();
+        workers.push(thread::spawn(move || {
+            let mut slots: Vec<Option<EngineProcess>> =
+                (0..cfg.engines.len()).map(|_| None).collect();
+            loop {
+                if stop.load(Ordering::SeqCst) || interrupt.load(Ordering::SeqCst) {
+                    break;
+                }
+                let job = match queue.lock() {
+                    Ok(mut q) => q.pop_front(),
+                    Err(_) => None,
+                };
+                let Some(job) = job else { break };
+                let record = play_job(&cfg, &mut slots, &job, w);
+                if interrupt.load(Ordering::SeqCst) {
+                    break;
+                }
+                let played = Played {
+                    number: job.number,
+                    pair: job.pair,
+                    round: job.round,
+                    black: job.black,
+                    white: job.white,
+                    opening: job.opening_text.clone(),
+                    record,
+                };
+                if tx.send(played).is_err() {
+                    break;
+                }
+            }
+            for e in slots.into_iter().flatten() {
+                e.quit();
+            }
+        }));
+    }
+    drop(tx);
+
+    let mut pairs: Vec<((usize, usize), PairStats)> = Vec::new();
+    let mut games: Vec<Played> = Vec::new();
+    let mut sprt_state = None;
+    let tty = std::io::stderr().is_terminal();
+    let started = Instant::now();
+    loop {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(p) => {
+                record_game(cfg, &names, &p)?;
+                let idx = match pairs.iter().position(|(k, _)| *k == p.pair) {
+                    Some(i) => i,
+                    None => {
+                        pairs.push((p.pair, PairStats::default()));
+                        pairs.len() - 1
+                    }
+                };
+                let st = &mut pairs[idx].1;
+                let first = p.pair.0;
+                match points(&p, first) {
+                    2 => st.wdl.wins += 1,
+                    1 => st.wdl.draws += 1,
+                    _ => st.wdl.losses += 1,
+                }
+                let pts = points(&p, first);
+                match st.pending.remove(&p.round) {
+                    Some(other) => st.penta.add(other, pts),
+                    None => {
+                        st.pending.insert(p.round, pts);
+                    }
+                }
+                games.push(p);
+                if let (Some(s), Some((_, first_pair))) = (cfg.sprt, pairs.first()) {
+                    let llr = if first_pair.penta.pairs() > 0 {
+                        s.llr_penta(&first_pair.penta)
+                    } else {
+                        s.llr_wdl(&first_pair.wdl)
+                    };
+                    let verdict = s.verdict(llr);
+                    sprt_state = Some((s, llr, verdict));
+                    if verdict != SprtVerdict::Continue {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                }
+                progress(&names, &pairs, games.len(), total, sprt_state, started, tty);
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if interrupt.load(Ordering::SeqCst) {
+                    break;
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    if tty {
+        eprintln!();
+    }
+    let interrupted = interrupt.load(Ordering::SeqCst);
+    if !interrupted {
+        for w in workers {
+            let _ = w.join();
+        }
+    }
+    games.sort_by_key(|g| g.number);
+    let summary = Summary {
+        names,
+        pairs,
+        games,
+        sprt: sprt_state,
+        interrupted,
+    };
+    if let Some(f) = &cfg.sgf_file {
+        let mut text = String::new();
+        for g in &summary.games {
+            text.push_str(&sgf(
+                &g.record,
+                cfg.game.size,
+                cfg.game.rule.name(),
+                &summary.names[g.black],
+                &summary.names[g.white],
+            ));
+        }
+        fs::write(f, text).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+    }
+    if let Some(f) = &cfg.json_file {
+        fs::write(f, json(&summary)).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+    }
+    Ok(summary)
+}
+
+/// Plays one job, (re)starting engines as needed; an engine that broke
+/// down is dropped so the next game starts it afresh.
+fn play_job(
+    cfg: &MatchConfig,
+    slots: &mut [Option<EngineProcess>],
+    job: &Job,
+    worker: usize,
+) -> GameRecord {
+    for &i in &[job.black, job.white] {
+        let alive = slots[i].as_mut().is_some_and(|e| e.alive());
+        if !alive {
+            let log = cfg.log_dir.as_ref().map(|d| {
+                d.join(format!(
+                    "engine{}-worker{}-game{}.log",
+                    i + 1,
+                    worker + 1,
+                    job.number
+                ))
+            });
+            let mut spec = cfg.engines[i].clone();
+            spec.name.get_or_insert_with(|| format!("engine{}", i + 1));
+            slots[i] = EngineProcess::spawn(&spec, log.as_deref()).ok();
+        }
+    }
+    let (b, w) = (job.black, job.white);
+    if slots[b].is_none() || slots[w].is_none() {
+        let black_missing = slots[b].is_none();
+        return GameRecord {
+            opening: job.opening.clone(),
+            moves: Vec::new(),
+            outcome: if black_missing {
+                Outcome::WhiteWins
+            } else {
+                Outcome::BlackWins
+            },
+            reason: "engine failed to start".into(),
+            faulty: Some(if black_missing {
+                Color::Black
+            } else {
+                Color::White
+            }),
+        };
+    }
+    // Two distinct slots borrowed at once.
+    let (lo, hi) = (b.min(w), b.max(w));
+    let (left, right) = slots.split_at_mut(hi);
+    let record = match (left[lo].as_mut(), right[0].as_mut()) {
+        (Some(x), Some(y)) => {
+            let (black, white) = if b < w { (x, y) } else { (y, x) };
+            play(black, white, &cfg.game, &job.opening)
+        }
+        _ => unreachable!("both engines were checked above"),
+    };
+    if let Some(side) = record.faulty {
+        let i = if side == Color::Black { b } else { w };
+        slots[i] = None;
+    }
+    record
+}
+
+fn record_game(cfg: &MatchConfig, names: &[String], p: &Played) -> Result<(), String> {
+    if let Some(d) = &cfg.psq_dir {
+        let path = d.join(format!("game{:05}.psq", p.number));
+        fs::write(
+            &path,
+            psq(&p.record, cfg.game.size, &names[p.black], &names[p.white]),
+        )
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// An Elo figure for people: infinite or undefined ones spelt out.
+fn fmt_elo(x: f64, signed: bool) -> String {
+    if x.is_nan() {
+        "n/a".into()
+    } else if x.is_infinite() {
+        if x > 0.0 {
+            "+inf".into()
+        } else {
+            "-inf".into()
+        }
+    } else if signed {
+        format!("{x:+.1}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+fn progress(
+    names: &[String],
+    pairs: &[((usize, usize), PairStats)],
+    done: usize,
+    total: usize,
+    sprt: Option<(Sprt, f64, SprtVerdict)>,
+    started: Instant,
+    tty: bool,
+) {
+    let Some(((a, b), st)) = pairs.first() else {
+        return;
+    };
+    let elo = st
+        .wdl
+        .elo()
+        .map(|e| {
+            format!(
+                "{} +/- {}",
+                fmt_elo(e.elo, true),
+                fmt_elo(e.elo_error, false)
+            )
+        })
+        .unwrap_or_default();
+    let mut line = format!(
+        "games {done}/{total}  {} vs {}: +{} -{} ={}  elo {elo}",
+        names[*a], names[*b], st.wdl.wins, st.wdl.losses, st.wdl.draws
+    );
+    if let Some((s, llr, _)) = sprt {
+        let (lo, hi) = s.bounds();
+        line.push_str(&format!("  llr {llr:.2} ({lo:.2}, {hi:.2})"));
+    }
+    line.push_str(&format!("  {:.0}s", started.elapsed().as_secs_f64()));
+    let mut err = std::io::stderr();
+    if tty {
+        let width = 40usize;
+        let filled = done * width / total.max(1);
+        let _ = write!(
+            err,
+            "\r[{}{}] {line}",
+            "#".repeat(filled),
+            ".".repeat(width - filled)
+        );
+    } else {
+        let _ = writeln!(err, "{line}");
+    }
+    let _ = err.flush();
+}
+
+/// The summary as text.
+pub fn report(s: &Summary) -> String {
+    let mut out = String::new();
+    if s.interrupted {
+        out.push_str("interrupted: finished games only\n");
+    }
+    for ((a, b), st) in &s.pairs {
+        let w = &st.wdl;
+        out.push_str(&format!(
+            "{} vs {}: games {}, +{} -{} ={}",
+            s.names[*a],
+            s.names[*b],
+            w.games(),
+            w.wins,
+            w.losses,
+            w.draws
+        ));
+        if let Some(e) = w.elo() {
+            out.push_str(&format!(
+                ", score {:.1}%, elo {} +/- {}, nelo {} +/- {}, los {:.1}%, draws {:.1}%",
+                e.score * 100.0,
+                fmt_elo(e.elo, true),
+                fmt_elo(e.elo_error, false),
+                fmt_elo(e.nelo, true),
+                fmt_elo(e.nelo_error, false),
+                e.los * 100.0,
+                w.draws as f64 * 100.0 / w.games().max(1) as f64
+            ));
+        }
+        let p = &st.penta;
+        out.push_str(&format!(
+            "\n  pentanomial [LL, LD, WL+DD, WD, WW] = [{}, {}, {}, {}, {}]\n",
+            p.ll,
+            p.ld,
+            p.wl + p.dd,
+            p.wd,
+            p.ww
+        ));
+    }
+    if let Some((sp, llr, v)) = &s.sprt {
+        let (lo, hi) = sp.bounds();
+        out.push_str(&format!(
+            "SPRT elo0 {} elo1 {} alpha {} beta {}: llr {llr:.2}, bounds ({lo:.2}, {hi:.2}), {}\n",
+            sp.elo0,
+            sp.elo1,
+            sp.alpha,
+            sp.beta,
+            match v {
+                SprtVerdict::AcceptH1 => "H1 accepted",
+                SprtVerdict::AcceptH0 => "H0 accepted",
+                SprtVerdict::Continue => "no verdict",
+            }
+        ));
+    }
+    if s.names.len() > 2 {
+        out.push_str("rank  engine                 points  games\n");
+        let mut table: Vec<(usize, f64, usize)> = (0..s.names.len())
+            .map(|i| {
+                let mut pts = 0.0;
+                let mut n = 0;
+                for g in s.games.iter().filter(|g| g.black == i || g.white == i) {
+                    pts += points(g, i) as f64 / 2.0;
+                    n += 1;
+                }
+                (i, pts, n)
+            })
+            .collect();
+        table.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        for (rank, (i, pts, n)) in table.iter().enumerate() {
+            out.push_str(&format!(
+                "{:>4}  {:<22} {:>6.1} {:>6}\n",
+                rank + 1,
+                s.names[*i],
+                pts,
+                n
+            ));
+        }
+    }
+    let mut reasons: Vec<(String, usize)> = Vec::new();
+    for g in &s.games {
+        let r = g
+            .record
+            .reason
+            .split(['(', ':'])
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        match reasons.iter_mut().find(|(k, _)| *k == r) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((r, 1)),
+        }
+    }
+    let r: Vec<String> = reasons.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+    out.push_str(&format!("endings: {}\n", r.join(", ")));
+    out
+}
+
+/// The summary as JSON (the first pair's figures at the top level).
+pub fn json(s: &Summary) -> String {
+    let first = s
+        .pairs
+        .first()
+        .map(|(_, st)| st.clone())
+        .unwrap_or_default();
+    let e = first.wdl.elo();
+    let mut j = String::from("{\n");
+    j.push_str(&format!(
+        "  \"engines\": [{}],\n",
+        s.names
+            .iter()
+            .map(|n| json_str(n))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    j.push_str(&format!(
+        "  \"wins\": {}, \"losses\": {}, \"draws\": {},\n",
+        first.wdl.wins, first.wdl.losses, first.wdl.draws
+    ));
+    j.push_str(&format!(
+        "  \"elo\": {}, \"elo_error\": {}, \"los\": {},\n",
+        e.map(|e| json_num(e.elo)).unwrap_or("null".into()),
+        e.map(|e| json_num(e.elo_error)).unwrap_or("null".into()),
+        e.map(|e| json_num(e.los)).unwrap_or("null".into())
+    ));
+    let p = first.penta;
+    j.push_str(&format!(
+        "  \"pentanomial\": [{}, {}, {}, {}, {}],\n",
+        p.ll,
+        p.ld,
+        p.wl + p.dd,
+        p.wd,
+        p.ww
+    ));
+    match &s.sprt {
+        Some((sp, llr, v)) => {
+            let (lo, hi) = sp.bounds();
+            j.push_str(&format!(
+                "  \"sprt\": {{\"elo0\": {}, \"elo1\": {}, \"alpha\": {}, \"beta\": {}, \"llr\": {}, \"lower\": {}, \"upper\": {}, \"result\": {}}},\n",
+                json_num(sp.elo0),
+                json_num(sp.elo1),
+                json_num(sp.alpha),
+                json_num(sp.beta),
+                json_num(*llr),
+                json_num(lo),
+                json_num(hi),
+                json_str(match v {
+                    SprtVerdict::AcceptH1 => "H1",
+                    SprtVerdict::AcceptH0 => "H0",
+                    SprtVerdict::Continue => "continue",
+                })
+            ));
+        }
+        None => j.push_str("  \"sprt\": null,\n"),
+    }
+    j.push_str(&format!("  \"interrupted\": {},\n", s.interrupted));
+    j.push_str("  \"games\": [\n");
+    let rows: Vec<String> = s
+        .games
+        .iter()
+        .map(|g| {
+            let moves: Vec<String> = g
+                .record
+                .opening
+                .iter()
+                .chain(g.record.moves.iter().map(|(p, _)| p))
+                .map(|p| json_str(&p.to_pos_string()))
+                .collect();
+            format!(
+                "    {{\"number\": {}, \"opening\": {}, \"black\": {}, \"white\": {}, \"result\": {}, \"reason\": {}, \"plies\": {}, \"moves\": [{}]}}",
+                g.number,
+                json_str(&g.opening),
+                json_str(&s.names[g.black]),
+                json_str(&s.names[g.white]),
+                json_str(g.record.outcome.code()),
+                json_str(&g.record.reason),
+                g.record.plies(),
+                moves.join(", ")
+            )
+        })
+        .collect();
+    j.push_str(&rows.join(",\n"));
+    j.push_str("\n  ]\n}\n");
+    j
+}

@@ -1,0 +1,286 @@
+//! Parsing of match settings: time controls, opening books, engine
+//! command lines.
+
+use crate::types::{parse_pos_list, Pos};
+use std::time::Duration;
+
+/// A time control: per move, per game, increment per move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct TimeControl {
+    /// Time for one move (`None`: no per-move limit).
+    pub turn: Option<Duration>,
+    /// Time for the whole game (`None`: unlimited).
+    pub game: Option<Duration>,
+    /// Added to the game clock after each move.
+    pub increment: Duration,
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1000.0)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 60_000.0)
+    } else {
+        return Err(format!("'{s}' needs a unit: ms, s or m"));
+    };
+    let v: f64 = num.trim().parse().map_err(|_| format!("bad time '{s}'"))?;
+    if !(v.is_finite() && v >= 0.0) {
+        return Err(format!("bad time '{s}'"));
+    }
+    Ok(Duration::from_micros((v * unit * 1000.0).round() as u64))
+}
+
+impl TimeControl {
+    /// `TURN[/GAME][+INC]`, each with a unit: `100ms`, `1s`, `5s/120s`,
+    /// `10s/180s+1s`. A turn of `0s` with a game time means no per-move
+    /// limit.
+    pub fn parse(s: &str) -> Result<TimeControl, String> {
+        let (main, inc) = match s.split_once('+') {
+            Some((m, i)) => (m, parse_duration(i)?),
+            None => (s, Duration::ZERO),
+        };
+        let (turn, game) = match main.split_once('/') {
+            Some((t, g)) => (parse_duration(t)?, Some(parse_duration(g)?)),
+            None => (parse_duration(main)?, None),
+        };
+        if turn.is_zero() && game.is_none() {
+            return Err(format!("time control '{s}' gives no time"));
+        }
+        Ok(TimeControl {
+            turn: (!turn.is_zero()).then_some(turn),
+            game,
+            increment: inc,
+        })
+    }
+}
+
+/// One opening line: the moves from black, in the board's coordinates.
+pub fn parse_opening(line: &str, size: usize) -> Result<Vec<Pos>, String> {
+    let line = line.trim();
+    let moves: Vec<(i64, i64)> = if line.contains(',') {
+        // Offset notation: dx,dy pairs from the centre.
+        let nums: Result<Vec<i64>, _> = line
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|t| !t.is_empty())
+            .map(|t| t.parse::<i64>())
+            .collect();
+        let nums = nums.map_err(|_| format!("bad offset opening '{line}'"))?;
+        if nums.len() % 2 != 0 {
+            return Err(format!("odd number of offsets in '{line}'"));
+        }
+        let c = (size / 2) as i64;
+        nums.chunks(2).map(|p| (c + p[0], c + p[1])).collect()
+    } else {
+        parse_pos_list(line)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|p| (p.x() as i64, p.y() as i64))
+            .collect()
+    };
+    let mut out = Vec::with_capacity(moves.len());
+    for (x, y) in moves {
+        if x < 0 || y < 0 || x >= size as i64 || y >= size as i64 {
+            return Err(format!("opening '{line}' leaves the {size}x{size} board"));
+        }
+        let p = Pos::new(x as usize, y as usize);
+        if out.contains(&p) {
+            return Err(format!("opening '{line}' plays {x},{y} twice"));
+        }
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// The opening lines of a book file: CRLF or LF, a missing final newline,
+/// blank lines and `#` comments accepted.
+pub fn book_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.trim_end_matches('\r').trim())
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// One of the 8 symmetries of a square board (0 = identity).
+pub fn transform(p: Pos, k: usize, size: usize) -> Pos {
+    let (x, y) = (p.x(), p.y());
+    let m = size - 1;
+    let (x, y) = match k % 8 {
+        0 => (x, y),
+        1 => (m - y, x),
+        2 => (m - x, m - y),
+        3 => (y, m - x),
+        4 => (m - x, y),
+        5 => (x, m - y),
+        6 => (y, x),
+        _ => (m - y, m - x),
+    };
+    Pos::new(x, y)
+}
+
+/// Splits a command line like a shell: spaces separate words, single and
+/// double quotes group, backslash escapes outside single quotes.
+pub fn split_command(s: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(ch) => cur.push(ch),
+                        None => return Err(format!("unclosed ' in '{s}'")),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(ch) => cur.push(ch),
+                            None => return Err(format!("dangling \\ in '{s}'")),
+                        },
+                        Some(ch) => cur.push(ch),
+                        None => return Err(format!("unclosed \" in '{s}'")),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some(ch) => cur.push(ch),
+                    None => return Err(format!("dangling \\ in '{s}'")),
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    if words.is_empty() {
+        return Err("empty engine command".into());
+    }
+    Ok(words)
+}
+
+/// An engine as given on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineSpec {
+    /// The name given with `name=`, else learnt from ABOUT.
+    pub name: Option<String>,
+    pub argv: Vec<String>,
+}
+
+impl EngineSpec {
+    /// `CMD` or `name=NAME,cmd=CMD` (cmd last: it may hold commas).
+    pub fn parse(s: &str) -> Result<EngineSpec, String> {
+        let s = s.trim();
+        if let Some(rest) = s.strip_prefix("name=") {
+            let (name, cmd) = rest
+                .split_once(",cmd=")
+                .ok_or(format!("'{s}': expected name=NAME,cmd=CMD"))?;
+            return Ok(EngineSpec {
+                name: Some(name.to_string()),
+                argv: split_command(cmd)?,
+            });
+        }
+        let cmd = s.strip_prefix("cmd=").unwrap_or(s);
+        Ok(EngineSpec {
+            name: None,
+            argv: split_command(cmd)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_controls() {
+        let ms = Duration::from_millis;
+        assert_eq!(
+            TimeControl::parse("100ms").unwrap(),
+            TimeControl {
+                turn: Some(ms(100)),
+                game: None,
+                increment: Duration::ZERO
+            }
+        );
+        assert_eq!(TimeControl::parse("1s").unwrap().turn, Some(ms(1000)));
+        let t = TimeControl::parse("5s/120s").unwrap();
+        assert_eq!((t.turn, t.game), (Some(ms(5000)), Some(ms(120_000))));
+        let t = TimeControl::parse("10s/180s+1s").unwrap();
+        assert_eq!(
+            (t.turn, t.game, t.increment),
+            (Some(ms(10_000)), Some(ms(180_000)), ms(1000))
+        );
+        assert_eq!(TimeControl::parse("0s/60s").unwrap().turn, None);
+        assert_eq!(TimeControl::parse("0.5s").unwrap().turn, Some(ms(500)));
+        for bad in ["100", "abc", "1x", "-1s", "0s", "1s/2", ""] {
+            assert!(TimeControl::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn openings_in_both_notations() {
+        let off = parse_opening("0,0, 1,0, 1,3", 15).unwrap();
+        assert_eq!(off, vec![Pos::new(7, 7), Pos::new(8, 7), Pos::new(8, 10)]);
+        let pos = parse_opening("h8i8i11", 15).unwrap();
+        assert_eq!(pos, off);
+        assert!(parse_opening("0,0, 1", 15).is_err());
+        assert!(parse_opening("0,0, 9,0", 15).is_err());
+        assert!(parse_opening("h8h8", 15).is_err());
+        assert!(parse_opening("zz", 15).is_err());
+        // The c-gomoku-cli example file: CRLF, no final newline.
+        let text = "8,-3, 6,-4\r\n\r\n6,6, 4,6\r\n# comment\r\n-1,3";
+        assert_eq!(book_lines(text), vec!["8,-3, 6,-4", "6,6, 4,6", "-1,3"]);
+        let shared = include_str!("../../openings/README.md");
+        assert!(shared.contains("offset"));
+    }
+
+    #[test]
+    fn symmetries_are_distinct_and_invertible() {
+        let p = Pos::new(2, 5);
+        let images: std::collections::HashSet<Pos> = (0..8).map(|k| transform(p, k, 15)).collect();
+        assert_eq!(images.len(), 8);
+        for k in 0..8 {
+            let q = transform(p, k, 15);
+            assert!(q.x() < 15 && q.y() < 15);
+        }
+    }
+
+    #[test]
+    fn command_lines() {
+        assert_eq!(split_command("a b  c").unwrap(), vec!["a", "b", "c"]);
+        assert_eq!(
+            split_command("'/x y/e' --o \"q r\"").unwrap(),
+            vec!["/x y/e", "--o", "q r"]
+        );
+        assert!(split_command("'open").is_err());
+        assert!(split_command("  ").is_err());
+        let e = EngineSpec::parse("name=Old,cmd=./pbrain-x --a 1,2").unwrap();
+        assert_eq!(e.name.as_deref(), Some("Old"));
+        assert_eq!(e.argv, vec!["./pbrain-x", "--a", "1,2"]);
+        assert_eq!(EngineSpec::parse("pbrain-y").unwrap().name, None);
+    }
+}

@@ -1,0 +1,219 @@
+//! `pbrain-tengen match` through the binary: a self-play match with its
+//! records, and matches against small faulty engines (crash, hang, illegal
+//! move, too slow) that must lose with the right reason while the runner
+//! goes on.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pbrain-tengen");
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tengen-match-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A bash Gomocup engine: `on_move` runs whenever a move is asked for.
+fn script_engine(dir: &Path, name: &str, on_move: &str) -> String {
+    let path = dir.join(name);
+    let body = format!(
+        r#"#!/usr/bin/env bash
+n=0
+while IFS= read -r line; do
+  line="${{line%$'\r'}}"
+  case "${{line%% *}}" in
+    START|RESTART) echo OK ;;
+    ABOUT) echo 'name="{name}", version="1", author="test", country="test"' ;;
+    END) exit 0 ;;
+    BEGIN|TURN) n=$((n+1)); {on_move} ;;
+    BOARD) while IFS= read -r l; do l="${{l%$'\r'}}"; [ "$l" = DONE ] && break; done; n=$((n+1)); {on_move} ;;
+  esac
+done
+"#
+    );
+    fs::write(&path, body).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn run_match(args: &[&str]) -> (bool, String, String, Duration) {
+    let t = Instant::now();
+    let out = Command::new(BIN)
+        .arg("match")
+        .args(args)
+        .output()
+        .expect("run match");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        t.elapsed(),
+    )
+}
+
+#[test]
+fn self_play_match_with_records() {
+    let d = scratch("self");
+    let psq = d.join("psq");
+    let sgf = d.join("all.sgf");
+    let json = d.join("out.json");
+    let book = d.join("book.txt");
+    // CRLF and no final newline, both notations.
+    fs::write(&book, "0,0, 1,0, 1,3\r\nh8i9j8\r\n0,0, 1,1").unwrap();
+    let (ok, out, err, _) = run_match(&[
+        "--engine",
+        BIN,
+        "--engine",
+        &format!("name=second,cmd={BIN}"),
+        "--games",
+        "4",
+        "--tc",
+        "100ms",
+        "--concurrency",
+        "2",
+        "--openings",
+        book.to_str().unwrap(),
+        "--order",
+        "random",
+        "--seed",
+        "3",
+        "--transform",
+        "--psq",
+        psq.to_str().unwrap(),
+        "--sgf",
+        sgf.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("tengen vs second: games 4"), "{out}");
+    assert!(out.contains("pentanomial"), "{out}");
+    let files: Vec<_> = fs::read_dir(&psq).unwrap().collect();
+    assert_eq!(files.len(), 4);
+    let game1 = fs::read_to_string(psq.join("game00001.psq")).unwrap();
+    let lines: Vec<&str> = game1.lines().collect();
+    assert_eq!(lines[0], "Piskvorky 15x15, 11:11, 0");
+    // Moves: 1-based coordinates, then the two names and a result code.
+    let n = lines.len();
+    assert!(["0", "1", "2"].contains(&lines[n - 1]));
+    assert!(lines[n - 3] == "tengen" || lines[n - 3] == "second");
+    for l in &lines[1..n - 3] {
+        let f: Vec<u32> = l.split(',').map(|v| v.parse().unwrap()).collect();
+        assert!(
+            f.len() == 3 && (1..=15).contains(&f[0]) && (1..=15).contains(&f[1]),
+            "{l}"
+        );
+    }
+    let sgf_text = fs::read_to_string(&sgf).unwrap();
+    assert_eq!(sgf_text.matches("(;GM[4]").count(), 4);
+    let j = fs::read_to_string(&json).unwrap();
+    for key in [
+        "\"wins\"",
+        "\"losses\"",
+        "\"draws\"",
+        "\"elo\"",
+        "\"elo_error\"",
+        "\"los\"",
+        "\"pentanomial\"",
+        "\"sprt\"",
+        "\"games\"",
+        "\"reason\"",
+        "\"plies\"",
+        "\"moves\"",
+    ] {
+        assert!(j.contains(key), "{key} missing in {j}");
+    }
+    assert_eq!(j.matches("\"number\"").count(), 4);
+}
+
+#[test]
+fn faulty_engines_lose_with_the_right_reason() {
+    let d = scratch("faulty");
+    let cases = [
+        ("crasher", "exit 3", "crashed"),
+        ("hanger", "sleep 30", "no move within"),
+        ("illegal", "echo 99,99", "illegal move 99,99"),
+        ("slowpoke", "sleep 0.6; echo 0,$n", "no move within"),
+        ("babbler", "echo 'I resign'", "protocol error"),
+    ];
+    for (name, on_move, reason) in cases {
+        let engine = script_engine(&d, name, on_move);
+        let json = d.join(format!("{name}.json"));
+        let (ok, out, err, took) = run_match(&[
+            "--engine",
+            BIN,
+            "--engine",
+            &engine,
+            "--games",
+            "2",
+            "--tc",
+            "100ms",
+            "--tolerance",
+            "200",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(ok, "{name}: {err}");
+        assert!(out.contains("+2 -0 =0"), "{name}: {out}");
+        let j = fs::read_to_string(&json).unwrap();
+        assert_eq!(j.matches(reason).count(), 2, "{name}: {j}");
+        assert!(
+            took < Duration::from_secs(20),
+            "{name}: the runner took {took:?}"
+        );
+    }
+}
+
+#[test]
+fn sprt_stops_early_and_bad_options_fail() {
+    let d = scratch("sprt");
+    let engine = script_engine(&d, "illegal", "echo 99,99");
+    let json = d.join("s.json");
+    let (ok, out, err, _) = run_match(&[
+        "--engine",
+        BIN,
+        "--engine",
+        &engine,
+        "--games",
+        "200",
+        "--tc",
+        "100ms",
+        "--sprt",
+        "elo0=0,elo1=200",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("H1 accepted"), "{out}");
+    let j = fs::read_to_string(&json).unwrap();
+    let games = j.matches("\"number\"").count();
+    assert!(games < 200, "SPRT should stop early, played {games}");
+    for bad in [
+        vec!["--engine", BIN],
+        vec!["--engine", BIN, "--engine", BIN, "--tc", "100"],
+        vec!["--engine", BIN, "--engine", BIN, "--size", "30"],
+        vec!["--engine", BIN, "--engine", BIN, "--rule", "go"],
+        vec!["--engine", BIN, "--engine", BIN, "--sprt", "elo0=5,elo1=1"],
+        vec![
+            "--engine",
+            BIN,
+            "--engine",
+            BIN,
+            "--openings",
+            "/nonexistent/book",
+        ],
+        vec!["--engine", BIN, "--engine", BIN, "--order", "sideways"],
+    ] {
+        let (ok, out, err, _) = run_match(&bad);
+        assert!(!ok, "{bad:?} should fail");
+        assert!(
+            out.is_empty() && !err.contains("panicked"),
+            "{bad:?}: {err}"
+        );
+    }
+}
