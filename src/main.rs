@@ -323,19 +323,9 @@ fn run_analyze(
     movetime: Option<u64>,
     hash_mib: usize,
 ) -> ExitCode {
-    let rule: Rule = match rule.parse() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let mut board = match position_from_moves(size, rule, moves) {
+    let mut board = match position(size, rule, moves) {
         Ok(b) => b,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let mut limits = Limits {
         depth,
@@ -373,20 +363,20 @@ fn run_analyze(
     ExitCode::SUCCESS
 }
 
-fn run_perft(depth: u32, size: usize, rule: &str, moves: &str) -> ExitCode {
-    let rule: Rule = match rule.parse() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+/// The position of a move list, or a clear error and exit status 2.
+fn position(size: usize, rule: &str, moves: &str) -> Result<tengen::Board, ExitCode> {
+    let fail = |e: String| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
     };
-    let mut board = match position_from_moves(size, rule, moves) {
+    let rule: Rule = rule.parse().map_err(|e: tengen::types::ParseError| fail(e.to_string()))?;
+    position_from_moves(size, rule, moves).map_err(|e| fail(e.to_string()))
+}
+
+fn run_perft(depth: u32, size: usize, rule: &str, moves: &str) -> ExitCode {
+    let mut board = match position(size, rule, moves) {
         Ok(b) => b,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     for d in 1..=depth {
         let start = Instant::now();

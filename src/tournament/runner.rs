@@ -480,14 +480,9 @@ pub fn report(s: &Summary) -> String {
                 w.draws as f64 * 100.0 / w.games().max(1) as f64
             ));
         }
-        let p = &st.penta;
         out.push_str(&format!(
-            "\n  pentanomial [LL, LD, WL+DD, WD, WW] = [{}, {}, {}, {}, {}]\n",
-            p.ll,
-            p.ld,
-            p.wl + p.dd,
-            p.wd,
-            p.ww
+            "\n  pentanomial [LL, LD, WL+DD, WD, WW] = {:?}\n",
+            st.penta.to_array()
         ));
     }
     if let Some((sp, llr, v)) = &s.sprt {
@@ -576,15 +571,7 @@ pub fn json(s: &Summary) -> String {
         e.map(|e| json_num(e.elo_error)).unwrap_or("null".into()),
         e.map(|e| json_num(e.los)).unwrap_or("null".into())
     ));
-    let p = first.penta;
-    j.push_str(&format!(
-        "  \"pentanomial\": [{}, {}, {}, {}, {}],\n",
-        p.ll,
-        p.ld,
-        p.wl + p.dd,
-        p.wd,
-        p.ww
-    ));
+    j.push_str(&format!("  \"pentanomial\": {:?},\n", first.penta.to_array()));
     match &s.sprt {
         Some((sp, llr, v)) => {
             let (lo, hi) = sp.bounds();
