@@ -369,7 +369,9 @@ fn position(size: usize, rule: &str, moves: &str) -> Result<tengen::Board, ExitC
         eprintln!("error: {e}");
         ExitCode::from(2)
     };
-    let rule: Rule = rule.parse().map_err(|e: tengen::types::ParseError| fail(e.to_string()))?;
+    let rule: Rule = rule
+        .parse()
+        .map_err(|e: tengen::types::ParseError| fail(e.to_string()))?;
     position_from_moves(size, rule, moves).map_err(|e| fail(e.to_string()))
 }
 

@@ -217,3 +217,138 @@ fn sprt_stops_early_and_bad_options_fail() {
         );
     }
 }
+
+/// An engine that plays a fixed list of moves, one per request.
+fn scripted(dir: &Path, name: &str, moves: &[(u32, u32)]) -> String {
+    let list: Vec<String> = moves.iter().map(|(x, y)| format!("{x},{y}")).collect();
+    script_engine(
+        dir,
+        name,
+        &format!("m=({}); echo \"${{m[$((n-1))]}}\"", list.join(" ")),
+    )
+}
+
+/// Plays one game of two scripted engines under `rule` and returns the
+/// JSON summary (the first engine is black in game 1).
+fn scripted_game(rule: &str, black: &[(u32, u32)], white: &[(u32, u32)], tag: &str) -> String {
+    let d = scratch(&format!("ref-{tag}-{rule}"));
+    let b = scripted(&d, "black", black);
+    let w = scripted(&d, "white", white);
+    let json = d.join("g.json");
+    let (ok, _, err, _) = run_match(&[
+        "--engine",
+        &b,
+        "--engine",
+        &w,
+        "--games",
+        "1",
+        "--tc",
+        "1s",
+        "--rule",
+        rule,
+        "--draw-after",
+        "20",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    fs::read_to_string(json).unwrap()
+}
+
+#[test]
+fn referee_under_each_rule() {
+    // White plays far away in the corner column.
+    let white: Vec<(u32, u32)> = (0..10).map(|i| (0, i)).collect();
+    let white_gaps = [
+        (14, 0),
+        (14, 2),
+        (14, 4),
+        (14, 6),
+        (14, 8),
+        (14, 10),
+        (14, 12),
+        (14, 14),
+        (12, 0),
+        (12, 2),
+    ];
+    // Black fills 2,3,4,6,7 then 5 on row 7: an overline.
+    let overline = [
+        (2, 7),
+        (3, 7),
+        (4, 7),
+        (6, 7),
+        (7, 7),
+        (5, 7),
+        (10, 12),
+        (11, 13),
+        (12, 14),
+        (10, 14),
+    ];
+    let j = scripted_game("freestyle", &overline, &white_gaps, "ol");
+    assert!(
+        j.contains("\"result\": \"1-0\"") && j.contains("five in a row"),
+        "{j}"
+    );
+    for rule in ["standard", "caro-exact"] {
+        let j = scripted_game(rule, &overline, &white_gaps, "ol");
+        assert!(
+            j.contains("\"result\": \"1/2-1/2\"") && j.contains("move limit"),
+            "{rule}: {j}"
+        );
+    }
+    // Renju: the overline is a forbidden move for black.
+    let j = scripted_game("renju", &overline, &white_gaps, "ol");
+    assert!(
+        j.contains("\"result\": \"0-1\"") && j.contains("forbidden move 5,7"),
+        "{j}"
+    );
+    // Renju: a double three at 7,7 loses; the same moves are fine in freestyle.
+    let d3 = [
+        (5, 7),
+        (6, 7),
+        (7, 5),
+        (7, 6),
+        (7, 7),
+        (12, 12),
+        (13, 12),
+        (12, 13),
+        (10, 10),
+        (3, 12),
+    ];
+    let j = scripted_game("renju", &d3, &white, "d3");
+    assert!(j.contains("forbidden move 7,7"), "{j}");
+    let j = scripted_game("freestyle", &d3, &white, "d3");
+    assert!(!j.contains("forbidden"), "{j}");
+    // Caro: a five closed by white at both ends does not win; freestyle it does.
+    let white_blocks = [
+        (2, 7),
+        (8, 7),
+        (0, 0),
+        (0, 2),
+        (0, 4),
+        (0, 6),
+        (0, 8),
+        (0, 10),
+        (0, 12),
+        (0, 14),
+    ];
+    let five = [
+        (3, 7),
+        (4, 7),
+        (5, 7),
+        (6, 7),
+        (7, 7),
+        (10, 12),
+        (11, 13),
+        (12, 14),
+        (10, 14),
+        (13, 10),
+    ];
+    let j = scripted_game("caro", &five, &white_blocks, "caro");
+    assert!(j.contains("\"result\": \"1/2-1/2\""), "{j}");
+    let j = scripted_game("freestyle", &five, &white_blocks, "caro");
+    assert!(j.contains("\"result\": \"1-0\""), "{j}");
+    // A move on a stone loses.
+    let j = scripted_game("freestyle", &[(7, 7), (0, 0)], &white, "taken");
+    assert!(j.contains("illegal move 0,0: occupied"), "{j}");
+}

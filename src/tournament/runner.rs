@@ -571,7 +571,10 @@ pub fn json(s: &Summary) -> String {
         e.map(|e| json_num(e.elo_error)).unwrap_or("null".into()),
         e.map(|e| json_num(e.los)).unwrap_or("null".into())
     ));
-    j.push_str(&format!("  \"pentanomial\": {:?},\n", first.penta.to_array()));
+    j.push_str(&format!(
+        "  \"pentanomial\": {:?},\n",
+        first.penta.to_array()
+    ));
     match &s.sprt {
         Some((sp, llr, v)) => {
             let (lo, hi) = sp.bounds();
