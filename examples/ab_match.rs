@@ -20,6 +20,7 @@ fn with(name: &str, value: i64) -> Params {
         "lmr_depth" => p.lmr_depth = value as i32,
         "vcf_nodes" => p.vcf_nodes = value as u64,
         "vcf_threat_penalty" => p.vcf_threat_penalty = value as i32,
+        "static_four_three" => p.static_four_three = value != 0,
         other => panic!("unknown parameter {other}"),
     }
     p

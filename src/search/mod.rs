@@ -12,7 +12,7 @@ use crate::board::Board;
 use crate::eval::evaluate;
 use crate::movegen::{find_class, generate, NodeKind, ScoredMove};
 use crate::pattern::Class;
-use crate::types::{Pos, CELLS};
+use crate::types::{Color, Pos, Rule, CELLS};
 use arrayvec::ArrayVec;
 use params::Params;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -307,7 +307,7 @@ impl Searcher {
         } else {
             &[]
         };
-        if let Some((score, mv)) = board.decided(ply, excluded) {
+        if let Some((score, mv)) = board.decided(&self.params, ply, excluded) {
             if let Some(m) = mv {
                 pv.push(m);
             }
@@ -490,7 +490,12 @@ pub trait SearchNode {
     /// A result known without searching (a won or lost position, a draw),
     /// with the move that wins, if any. `excluded` are cells the root may
     /// not play.
-    fn decided(&mut self, ply: usize, excluded: &[Pos]) -> Option<(i32, Option<Pos>)>;
+    fn decided(
+        &mut self,
+        params: &Params,
+        ply: usize,
+        excluded: &[Pos],
+    ) -> Option<(i32, Option<Pos>)>;
     /// The value at the horizon (`depth` <= 0), or `None` if the node must
     /// still be searched (a threat to answer).
     fn horizon(&mut self, searcher: &mut Searcher, ply: usize, depth: i32) -> Option<i32>;
@@ -517,7 +522,12 @@ impl SearchNode for Board {
         self.side_to_move().index()
     }
 
-    fn decided(&mut self, ply: usize, excluded: &[Pos]) -> Option<(i32, Option<Pos>)> {
+    fn decided(
+        &mut self,
+        params: &Params,
+        ply: usize,
+        excluded: &[Pos],
+    ) -> Option<(i32, Option<Pos>)> {
         if self.is_won() {
             return Some((-(WIN - ply as i32), None));
         }
@@ -535,6 +545,26 @@ impl SearchNode for Board {
         // five; at the root the move itself is wanted, so search it.
         if ply > 0 && self.count(opp, Class::Five) == 0 && self.count(me, Class::Flex4) > 0 {
             return Some((WIN - (ply as i32 + 3), None));
+        }
+        // A four-three wins when the opponent has no four to answer with
+        // (their block of our four cannot touch our three: the lines meet
+        // only at our stone). Renju black's three may be a false one: left
+        // to the search.
+        if params.static_four_three
+            && ply > 0
+            && self.count(me, Class::Block4Flex3) > 0
+            && !(me == Color::Black && self.rule() == Rule::Renju)
+            && [
+                Class::Block4,
+                Class::Block4Plus,
+                Class::Block4Flex3,
+                Class::Flex4,
+                Class::Five,
+            ]
+            .iter()
+            .all(|&k| self.count(opp, k) == 0)
+        {
+            return Some((WIN - (ply as i32 + 5), None));
         }
         None
     }

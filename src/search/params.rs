@@ -39,6 +39,9 @@ pub struct Params {
     /// Subtracted from the static value at the horizon when the opponent
     /// has a VCF (0: no check).
     pub vcf_threat_penalty: i32,
+    /// Score a four-three against an opponent without fours as a win
+    /// without searching it.
+    pub static_four_three: bool,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
     /// Threat search: most attacker moves in one VCF line.
@@ -66,6 +69,7 @@ impl Default for Params {
             lmr_index: 4,
             threat_extension: 0,
             vcf_threat_penalty: 0,
+            static_four_three: true,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2000,

@@ -41,7 +41,12 @@ impl SearchNode for Tree {
         self.path.len() % 2
     }
 
-    fn decided(&mut self, _ply: usize, _excluded: &[Pos]) -> Option<(i32, Option<Pos>)> {
+    fn decided(
+        &mut self,
+        _params: &Params,
+        _ply: usize,
+        _excluded: &[Pos],
+    ) -> Option<(i32, Option<Pos>)> {
         None
     }
 
@@ -120,7 +125,8 @@ fn minimax<N: SearchNode>(
     count: &mut u64,
 ) -> i32 {
     *count += 1;
-    if let Some((v, _)) = n.decided(ply, &[]) {
+    let params = s.params.clone();
+    if let Some((v, _)) = n.decided(&params, ply, &[]) {
         return v;
     }
     if depth <= 0 {
@@ -133,7 +139,6 @@ fn minimax<N: SearchNode>(
     } else {
         s.params.width
     };
-    let params = s.params.clone();
     let mut moves = Vec::new();
     let kind = n.generate(&params, width, &[], &mut moves);
     if moves.is_empty() {
@@ -329,4 +334,44 @@ fn node_limited_search_is_deterministic() {
         };
         assert_eq!(run(), run(), "{rule}");
     }
+}
+
+#[test]
+fn horizon_sees_the_opponents_vcf() {
+    // Black has the four-three h5; give white the move.
+    let mut b = position_from_moves(15, Rule::Freestyle, "e5d5f5a1g5a15h7o15h8o1").unwrap();
+    b.toggle_side();
+    let base = crate::eval::evaluate(&b, &Params::default());
+    let mut plain = Searcher::new(Params::default(), 1 << 16);
+    assert_eq!(SearchNode::horizon(&mut b, &mut plain, 0, 0), Some(base));
+    let careful = Params {
+        vcf_threat_penalty: 500,
+        ..Params::default()
+    };
+    let mut s = Searcher::new(careful, 1 << 16);
+    assert_eq!(SearchNode::horizon(&mut b, &mut s, 0, 0), Some(base - 500));
+    let extending = Params {
+        threat_extension: 2,
+        ..Params::default()
+    };
+    let mut s = Searcher::new(extending, 1 << 16);
+    assert_eq!(SearchNode::horizon(&mut b, &mut s, 0, 0), None);
+    assert_eq!(SearchNode::horizon(&mut b, &mut s, 0, -2), Some(base));
+    b.toggle_side();
+    b.check_consistency().unwrap();
+}
+
+#[test]
+fn four_three_against_no_four_is_a_static_win() {
+    let mut b = position_from_moves(15, Rule::Freestyle, "e5d5f5a1g5a15h7o15h8o1").unwrap();
+    let params = Params::default();
+    assert_eq!(b.decided(&params, 1, &[]), Some((WIN - 6, None)));
+    let off = Params {
+        static_four_three: false,
+        ..Params::default()
+    };
+    assert_eq!(b.decided(&off, 1, &[]), None);
+    // Renju black: left to the search.
+    let mut r = position_from_moves(15, Rule::Renju, "e5d5f5a1g5a15h7o15h8o1").unwrap();
+    assert_eq!(r.decided(&params, 1, &[]), None);
 }
