@@ -276,9 +276,7 @@ impl Engine {
         let have = self.searcher.tt.bytes();
         // The table holds a power of two of entries: resize only when the
         // wanted size would give a different one.
-        let fitted = TranspositionTable::new(0)
-            .bytes()
-            .max(largest_pow2_at_most(want, TranspositionTable::ENTRY_BYTES));
+        let fitted = TranspositionTable::entries_for(want) * TranspositionTable::ENTRY_BYTES;
         if fitted != have {
             // Free the old table first: old and new never live at once.
             self.searcher.tt = TranspositionTable::new(0);
@@ -318,16 +316,6 @@ impl Engine {
     pub fn tt_bytes(&self) -> usize {
         self.searcher.tt.bytes()
     }
-}
-
-fn largest_pow2_at_most(bytes: usize, entry: usize) -> usize {
-    let n = (bytes / entry).max(1);
-    let p = if n.is_power_of_two() {
-        n
-    } else {
-        n.next_power_of_two() / 2
-    };
-    p * entry
 }
 
 #[cfg(test)]

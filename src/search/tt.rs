@@ -81,15 +81,23 @@ impl TranspositionTable {
     /// Bytes one entry takes.
     pub const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
 
-    /// A table of at most `bytes` bytes (a power of two of entries, at
-    /// least 1024).
-    pub fn new(bytes: usize) -> TranspositionTable {
-        let want = (bytes / Self::ENTRY_BYTES).max(1024);
-        let n = if want.is_power_of_two() {
+    /// Fewest entries a table has.
+    pub const MIN_ENTRIES: usize = 1024;
+
+    /// Entries of a table of at most `bytes` bytes: a power of two, at
+    /// least [`Self::MIN_ENTRIES`].
+    pub fn entries_for(bytes: usize) -> usize {
+        let want = (bytes / Self::ENTRY_BYTES).max(Self::MIN_ENTRIES);
+        if want.is_power_of_two() {
             want
         } else {
             want.next_power_of_two() / 2
-        };
+        }
+    }
+
+    /// A table of at most `bytes` bytes (see [`Self::entries_for`]).
+    pub fn new(bytes: usize) -> TranspositionTable {
+        let n = Self::entries_for(bytes);
         TranspositionTable {
             entries: vec![[0u64; 2]; n],
             mask: n - 1,
