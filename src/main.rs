@@ -337,19 +337,7 @@ fn run_analyze(
         limits.soft_time = Some(Duration::from_millis(ms / 2));
     }
     let mut searcher = Searcher::new(Params::default(), hash_mib.max(1) << 20);
-    let result = searcher.search(&mut board, &limits, |info| {
-        let pv: Vec<String> = info.pv.iter().map(|p| p.to_pos_string()).collect();
-        println!(
-            "depth {} seldepth {} score {} nodes {} nps {} time {} pv {}",
-            info.depth,
-            info.seldepth,
-            info.score,
-            info.nodes,
-            info.nps,
-            info.time.as_millis(),
-            pv.join(" ")
-        );
-    });
+    let result = searcher.search(&mut board, &limits, |info| println!("{info}"));
     match result.best {
         Some(p) => println!(
             "bestmove {} ({}) score {} nodes {}",

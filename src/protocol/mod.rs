@@ -377,15 +377,5 @@ impl<W: Write> Session<'_, W> {
 
 /// A progress line for the manager.
 fn message(info: &Info) -> String {
-    let pv: Vec<String> = info.pv.iter().take(12).map(|p| p.to_pos_string()).collect();
-    format!(
-        "MESSAGE depth {}-{} ev {} n {} n/s {} tm {} pv {}",
-        info.depth,
-        info.seldepth,
-        info.score,
-        info.nodes,
-        info.nps,
-        info.time.as_millis(),
-        pv.join(" ")
-    )
+    format!("MESSAGE {info}")
 }

@@ -82,6 +82,27 @@ pub struct Info {
     pub pv: Vec<Pos>,
 }
 
+impl std::fmt::Display for Info {
+    /// `depth D seldepth S score V nodes N nps R time MS pv h8 i9 ...`
+    /// (the first 16 moves of the principal variation).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "depth {} seldepth {} score {} nodes {} nps {} time {} pv",
+            self.depth,
+            self.seldepth,
+            self.score,
+            self.nodes,
+            self.nps,
+            self.time.as_millis()
+        )?;
+        for p in self.pv.iter().take(16) {
+            write!(f, " {}", p.to_pos_string())?;
+        }
+        Ok(())
+    }
+}
+
 /// The answer of a search.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchResult {
