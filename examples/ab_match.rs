@@ -2,7 +2,7 @@
 //! balanced freestyle openings in colour-swapped pairs: a quick A/B check
 //! of a search change before a full match.
 //!
-//! cargo run --release --example ab_match -- PARAM A_VALUE B_VALUE [GAMES] [MOVE_MS]
+//! cargo run --release --example ab_match -- PARAM A_VALUE B_VALUE [GAMES] [MOVE_MS] [FIRST_OPENING]
 //! PARAM is one of: threat_extension, width, root_width, lmr_depth, vcf_nodes.
 
 use std::time::Duration;
@@ -36,6 +36,7 @@ fn main() {
     let b: i64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(0);
     let games: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(40);
     let ms: u64 = args.get(5).and_then(|s| s.parse().ok()).unwrap_or(100);
+    let first: usize = args.get(6).and_then(|s| s.parse().ok()).unwrap_or(0);
     let openings: Vec<&str> = include_str!("../openings/rapfi_opengen_f15_balanced.pos.txt")
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -46,7 +47,7 @@ fn main() {
     ];
     let (mut wa, mut wb, mut draws) = (0, 0, 0);
     for g in 0..games {
-        let opening = openings[(g / 2) % openings.len()];
+        let opening = openings[(first + g / 2) % openings.len()];
         let mut board = Board::new(15, Rule::Freestyle).expect("board");
         for p in parse_pos_list(opening).expect("opening") {
             board.try_play(p).expect("opening move");
