@@ -27,6 +27,13 @@ enum Input {
 
 /// Runs the protocol until `END` or end of input.
 pub fn run(input: impl BufRead + Send + 'static, output: impl Write) {
+    // Build every rule's pattern tables in the background now, so that a
+    // rule arriving just before the first move costs that move nothing.
+    thread::spawn(|| {
+        for rule in Rule::ALL {
+            crate::pattern::PatternTable::get(rule);
+        }
+    });
     let mut engine = Engine::new();
     let stop = engine.stop_flag();
     let quit = Arc::new(AtomicBool::new(false));
