@@ -34,23 +34,6 @@ pub enum Command {
     Malformed(String),
 }
 
-impl Command {
-    /// Does the manager wait for a reply to this command?
-    pub fn expects_reply(&self) -> bool {
-        !matches!(
-            self,
-            Command::Info(..)
-                | Command::End
-                | Command::YxBoard
-                | Command::Stop
-                | Command::YxHashClear
-                | Command::YxBlock
-                | Command::YxBlockUndo
-                | Command::YxBlockReset
-        )
-    }
-}
-
 /// Parses "x,y" (spaces allowed around the numbers).
 pub fn parse_xy(s: &str) -> Option<(usize, usize)> {
     let mut it = s.split(',');

@@ -161,17 +161,6 @@ impl TranspositionTable {
             .save();
         }
     }
-
-    /// Permille of slots filled by the current search.
-    pub fn hashfull(&self) -> u32 {
-        let n = self.entries.len().min(1000);
-        let used = self.entries[..n]
-            .iter()
-            .map(Entry::load)
-            .filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.age)
-            .count();
-        (used * 1000 / n) as u32
-    }
 }
 
 #[cfg(test)]
