@@ -352,3 +352,52 @@ fn referee_under_each_rule() {
     let j = scripted_game("freestyle", &[(7, 7), (0, 0)], &white, "taken");
     assert!(j.contains("illegal move 0,0: occupied"), "{j}");
 }
+
+#[test]
+fn ctrl_c_keeps_finished_games() {
+    let d = scratch("sigint");
+    let json = d.join("i.json");
+    let psq = d.join("psq");
+    let child = Command::new(BIN)
+        .args([
+            "match",
+            "--engine",
+            BIN,
+            "--engine",
+            &format!("name=b,cmd={BIN}"),
+            "--games",
+            "200",
+            "--tc",
+            "30ms",
+        ])
+        .args([
+            "--json",
+            json.to_str().unwrap(),
+            "--psq",
+            psq.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Let a few games finish, then interrupt.
+    let start = Instant::now();
+    while fs::read_dir(&psq).map(|r| r.count()).unwrap_or(0) < 2
+        && start.elapsed() < Duration::from_secs(30)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let ok = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("interrupted"), "{text}");
+    assert!(text.contains("tengen vs b"), "{text}");
+    let j = fs::read_to_string(&json).unwrap();
+    assert!(j.contains("\"interrupted\": true"), "{j}");
+    let games = j.matches("\"number\"").count();
+    assert!((2..200).contains(&games), "{games} games kept");
+}
