@@ -10,6 +10,7 @@ pub mod bitboard;
 pub mod board;
 pub mod engine;
 pub mod eval;
+pub mod learn;
 pub mod movegen;
 pub mod pattern;
 pub mod perft;

@@ -58,6 +58,13 @@ enum Command {
         #[arg(long, conflicts_with = "depth")]
         movetime: Option<u64>,
     },
+    /// Play fast games of tengen against itself from random balanced
+    /// openings and write them (positions, results, search scores) for
+    /// `tune`.
+    Selfplay(SelfplayArgs),
+    /// Fit the evaluation tables to self-play games (logistic regression)
+    /// and write a weights file.
+    Tune(TuneArgs),
     /// Search a position and print each iteration and the best move.
     Analyze {
         /// Moves played, in pos notation (h8i9h9, black first).
@@ -89,6 +96,12 @@ fn main() -> ExitCode {
         .target(env_logger::Target::Stderr)
         .init();
     let cli = Cli::parse();
+    // A broken weights file (a shipped one, or TENGEN_WEIGHTS) is a clear
+    // start-up error, never a silent fall-back.
+    if let Err(e) = tengen::eval::weights::Weights::check_all() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     match cli.command {
         Some(Command::Perft {
             depth,
@@ -98,6 +111,8 @@ fn main() -> ExitCode {
         }) => run_perft(depth, size, &rule, &moves),
         Some(Command::Bench { depth, movetime }) => run_bench(depth, movetime),
         Some(Command::Match(args)) => run_match(*args),
+        Some(Command::Selfplay(args)) => run_selfplay(args),
+        Some(Command::Tune(args)) => run_tune(args),
         Some(Command::Analyze {
             moves,
             size,
@@ -113,6 +128,75 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+#[derive(clap::Args)]
+struct SelfplayArgs {
+    /// Write the games to this file.
+    #[arg(long)]
+    out: PathBuf,
+    /// Number of games.
+    #[arg(long, default_value_t = 100)]
+    games: usize,
+    /// Nodes searched for each move.
+    #[arg(long, default_value_t = 20_000)]
+    nodes: u64,
+    /// Games played at once.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// freestyle, standard, renju, caro or caro-exact.
+    #[arg(long, default_value = "freestyle")]
+    rule: String,
+    /// Board size (5 to 22).
+    #[arg(long, default_value_t = 15)]
+    size: usize,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Stones in a random opening, MIN-MAX.
+    #[arg(long, default_value = "2-7")]
+    opening_stones: String,
+    /// Keep an opening when a short search scores it within this.
+    #[arg(long, default_value_t = 150)]
+    balance: i32,
+}
+
+#[derive(clap::Args)]
+struct TuneArgs {
+    /// Self-play files (from `selfplay`).
+    #[arg(long, required = true, num_args = 1..)]
+    data: Vec<PathBuf>,
+    /// Write the fitted tables to this file.
+    #[arg(long)]
+    out: PathBuf,
+    /// The rule whose games and tables to fit.
+    #[arg(long, default_value = "freestyle")]
+    rule: String,
+    /// Start from this weights file (default: the tables built in).
+    #[arg(long)]
+    init: Option<PathBuf>,
+    #[arg(long, default_value_t = 20)]
+    epochs: usize,
+    /// Adam step size, in evaluation units.
+    #[arg(long, default_value_t = 1.0)]
+    lr: f64,
+    #[arg(long, default_value_t = 4096)]
+    batch: usize,
+    /// Weight of the game result in the target; the rest is the search
+    /// score.
+    #[arg(long, default_value_t = 0.5)]
+    lambda: f64,
+    /// Share of the games held out for validation.
+    #[arg(long, default_value_t = 0.1)]
+    validation: f64,
+    /// L2 pull of each entry towards its starting value.
+    #[arg(long, default_value_t = 1e-7)]
+    reg: f64,
+    /// Scale K of sigmoid(eval / K); fitted to the results when absent.
+    #[arg(long)]
+    k: Option<f64>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 #[derive(clap::Args)]
@@ -353,10 +437,6 @@ fn run_analyze(
 
 /// The position of a move list, or a clear error and exit status 2.
 fn position(size: usize, rule: &str, moves: &str) -> Result<tengen::Board, ExitCode> {
-    let fail = |e: String| {
-        eprintln!("error: {e}");
-        ExitCode::from(2)
-    };
     let rule: Rule = rule
         .parse()
         .map_err(|e: tengen::types::ParseError| fail(e.to_string()))?;
@@ -383,4 +463,171 @@ fn run_perft(depth: u32, size: usize, rule: &str, moves: &str) -> ExitCode {
         );
     }
     ExitCode::SUCCESS
+}
+
+fn run_selfplay(a: SelfplayArgs) -> ExitCode {
+    use std::io::IsTerminal;
+    use tengen::learn::selfplay::{run, SelfplayConfig};
+    let rule: Rule = match a.rule.parse() {
+        Ok(r) => r,
+        Err(e) => return fail(format!("{e}")),
+    };
+    if !(5..=22).contains(&a.size) {
+        return fail(format!("--size {} is not 5 to 22", a.size));
+    }
+    let stones = a
+        .opening_stones
+        .split_once('-')
+        .and_then(|(lo, hi)| Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?)))
+        .filter(|&(lo, hi): &(usize, usize)| lo <= hi && hi < a.size * a.size / 2);
+    let Some(opening_stones) = stones else {
+        return fail(format!(
+            "--opening-stones '{}' is not MIN-MAX",
+            a.opening_stones
+        ));
+    };
+    if a.games == 0 || a.nodes == 0 || a.threads == 0 {
+        return fail("--games, --nodes and --threads must be at least 1".into());
+    }
+    let cfg = SelfplayConfig {
+        rule,
+        size: a.size,
+        games: a.games,
+        nodes: a.nodes,
+        threads: a.threads,
+        seed: a.seed,
+        opening_stones,
+        balance: a.balance,
+        ..SelfplayConfig::default()
+    };
+    let file = match std::fs::File::create(&a.out) {
+        Ok(f) => f,
+        Err(e) => return fail(format!("cannot write {}: {e}", a.out.display())),
+    };
+    let mut out = std::io::BufWriter::new(file);
+    let start = Instant::now();
+    let tty = std::io::stderr().is_terminal();
+    let step = (a.games / 20).max(1);
+    let r = run(&cfg, &mut out, |done, positions| {
+        if tty || done % step == 0 || done == a.games {
+            let secs = start.elapsed().as_secs_f64().max(1e-3);
+            let width = 30;
+            let filled = done * width / a.games;
+            eprint!(
+                "{}selfplay [{}{}] {done}/{} games, {positions} positions, {:.1} games/s{}",
+                if tty { "\r" } else { "" },
+                "#".repeat(filled),
+                ".".repeat(width - filled),
+                a.games,
+                done as f64 / secs,
+                if tty { "" } else { "\n" }
+            );
+        }
+    });
+    if tty {
+        eprintln!();
+    }
+    match r {
+        Ok(s) => {
+            println!(
+                "{} games, {} positions: black won {}, white won {}, {} draws, in {:.1} s -> {}",
+                s.games,
+                s.positions,
+                s.black_wins,
+                s.white_wins,
+                s.draws,
+                start.elapsed().as_secs_f64(),
+                a.out.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(format!("selfplay: {e}")),
+    }
+}
+
+fn run_tune(a: TuneArgs) -> ExitCode {
+    use tengen::eval::weights::Weights;
+    use tengen::learn::data::read_games;
+    use tengen::learn::tune::{build_datasets, tune, TuneConfig};
+    let rule: Rule = match a.rule.parse() {
+        Ok(r) => r,
+        Err(e) => return fail(format!("{e}")),
+    };
+    if !(0.0..=1.0).contains(&a.lambda) || !(0.0..1.0).contains(&a.validation) {
+        return fail("--lambda must be 0 to 1 and --validation 0 to below 1".into());
+    }
+    if a.k.is_some_and(|k| k <= 0.0) || a.lr <= 0.0 || a.batch == 0 {
+        return fail("--k, --lr and --batch must be positive".into());
+    }
+    let start = match &a.init {
+        None => Weights::get(rule).clone(),
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Weights::parse(&t, Some(rule)).map_err(|e| e.to_string()))
+        {
+            Ok(w) => w,
+            Err(e) => return fail(format!("{}: {e}", path.display())),
+        },
+    };
+    let mut games = Vec::new();
+    for path in &a.data {
+        let read =
+            std::fs::File::open(path).and_then(|f| read_games(&mut std::io::BufReader::new(f)));
+        match read {
+            Ok(g) => games.extend(g),
+            Err(e) => return fail(format!("{}: {e}", path.display())),
+        }
+    }
+    let cfg = TuneConfig {
+        rule,
+        epochs: a.epochs,
+        lr: a.lr,
+        batch: a.batch,
+        lambda: a.lambda,
+        validation: a.validation,
+        reg: a.reg,
+        k: a.k,
+        seed: a.seed,
+    };
+    let n_games = games.iter().filter(|g| g.rule == rule).count();
+    let (train, validation) = build_datasets(&games, &cfg);
+    if train.is_empty() {
+        return fail(format!("no {rule} positions in the data"));
+    }
+    eprintln!(
+        "{n_games} {rule} games: {} training positions, {} validation positions",
+        train.len(),
+        validation.len()
+    );
+    let r = tune(&start, &train, &validation, &cfg, |e| {
+        println!(
+            "epoch {:3}  train loss {:.6}  validation loss {:.6}",
+            e.epoch, e.train, e.validation
+        );
+    });
+    let mut w = r.weights;
+    let args: Vec<String> = std::env::args().collect();
+    w.notes = vec![
+        format!("made by: {}", args.join(" ")),
+        format!(
+            "data: {n_games} games, {} training and {} validation positions",
+            r.train_positions, r.validation_positions
+        ),
+        format!(
+            "fit: K {:.1}, loss train {:.6} -> {:.6}, validation {:.6} -> {:.6}",
+            r.k, r.initial.train, r.last.train, r.initial.validation, r.last.validation
+        ),
+        format!("date: {}", tengen::learn::today()),
+    ];
+    if let Err(e) = std::fs::write(&a.out, w.to_text()) {
+        return fail(format!("cannot write {}: {e}", a.out.display()));
+    }
+    println!("K {:.1}; wrote {}", r.k, a.out.display());
+    ExitCode::SUCCESS
+}
+
+/// A bad argument or an unusable file: `error: ...` on stderr, exit 2.
+fn fail(msg: String) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
 }

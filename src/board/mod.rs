@@ -12,6 +12,8 @@ mod renju;
 mod zobrist;
 
 use crate::bitboard::Bitboard;
+use crate::eval::pcode::pcode;
+use crate::eval::weights::Weights;
 use crate::pattern::{nibbles, stone_code, Class, Pattern, PatternTable};
 use crate::types::{Color, Pos, Rule, CELLS, MAX_SIZE, MIN_SIZE, STRIDE};
 use std::fmt;
@@ -93,6 +95,7 @@ struct State {
     hash: u64,
     counts: [[u16; Class::COUNT]; 2],
     pcounts: [[u16; 16]; 2],
+    values: [[i32; 2]; 2],
     area: Bitboard,
 }
 
@@ -103,6 +106,7 @@ pub struct Board {
     height: usize,
     rule: Rule,
     table: &'static PatternTable,
+    weights: &'static Weights,
     on_board: Bitboard,
     stones: [Bitboard; 2],
     keys: [[u64; LINES]; DIRS],
@@ -115,6 +119,9 @@ pub struct Board {
     counts: [[u16; Class::COUNT]; 2],
     /// Per colour: how many (empty cell, direction) pairs have each pattern.
     pcounts: [[u16; 16]; 2],
+    /// Per colour: the sums over empty cells of the evaluation tables' own
+    /// and opponent values of the cell's pattern code for that colour.
+    values: [[i32; 2]; 2],
     /// Cells within Chebyshev distance 2 of a stone (stones included).
     area: Bitboard,
     hash: u64,
@@ -141,6 +148,7 @@ impl Board {
             height,
             rule,
             table: PatternTable::get(rule),
+            weights: Weights::get(rule),
             on_board: Bitboard::board_mask(width, height),
             stones: [Bitboard::EMPTY; 2],
             keys: [[0; LINES]; DIRS],
@@ -148,6 +156,7 @@ impl Board {
             cls: [[0; CELLS]; 2],
             counts: [[0; Class::COUNT]; 2],
             pcounts: [[0; 16]; 2],
+            values: [[0; 2]; 2],
             area: Bitboard::EMPTY,
             hash: 0,
             side: Color::Black,
@@ -177,6 +186,7 @@ impl Board {
         self.cls = [[0; CELLS]; 2];
         self.counts = [[0; Class::COUNT]; 2];
         self.pcounts = [[0; 16]; 2];
+        self.values = [[0; 2]; 2];
         self.area = Bitboard::EMPTY;
         self.hash = if self.side == Color::White {
             SIDE_KEY
@@ -206,10 +216,32 @@ impl Board {
                         let k = self.table.class_of(c, nibbles(word, c)) as u8;
                         self.cls[c.index()][i] = k;
                         self.counts[c.index()][k as usize] += 1;
+                        let (own, opp) = self.cell_values(word, c);
+                        self.values[c.index()][0] += own;
+                        self.values[c.index()][1] += opp;
                     }
                 }
             }
         }
+    }
+
+    /// The own and opponent table values of a cell with pattern word `word`
+    /// for colour `c`.
+    #[inline(always)]
+    fn cell_values(&self, word: u32, c: Color) -> (i32, i32) {
+        let t = &self.weights.cells[c.index()];
+        let code = pcode(nibbles(word, c));
+        (t[2 * code], t[2 * code + 1])
+    }
+
+    /// Moves the value sums of colour `c` from pattern word `old` to `new`.
+    #[inline(always)]
+    fn revalue(&mut self, c: Color, old: u32, new: u32) {
+        let (o0, p0) = self.cell_values(old, c);
+        let (o1, p1) = self.cell_values(new, c);
+        let v = &mut self.values[c.index()];
+        v[0] += o1 - o0;
+        v[1] += p1 - p0;
     }
 
     /// The pattern byte of the cell at position `t` of a line with key `key`.
@@ -334,6 +366,20 @@ impl Board {
         self.counts[c.index()][k as usize] as u32
     }
 
+    /// The sum over empty cells of the evaluation table value of each
+    /// cell's pattern code for `c`: `own` when `c` is to move, else the
+    /// opponent table.
+    #[inline]
+    pub fn value_sum(&self, c: Color, own: bool) -> i32 {
+        self.values[c.index()][!own as usize]
+    }
+
+    /// The evaluation tables this board sums.
+    #[inline]
+    pub fn weights(&self) -> &'static Weights {
+        self.weights
+    }
+
     /// How many (empty cell, direction) pairs have line pattern `pat` for `c`.
     #[inline]
     pub fn pattern_count(&self, c: Color, pat: Pattern) -> u32 {
@@ -408,9 +454,16 @@ impl Board {
             hash: self.hash,
             counts: self.counts,
             pcounts: self.pcounts,
+            values: self.values,
             area: self.area,
         });
         self.save(pi, k0, k1, old);
+        // The cell is no longer empty: it leaves the sums.
+        for col in [Color::Black, Color::White] {
+            let (own, opp) = self.cell_values(old, col);
+            self.values[col.index()][0] -= own;
+            self.values[col.index()][1] -= opp;
+        }
         self.counts[0][k0 as usize & 15] -= 1;
         self.counts[1][k1 as usize & 15] -= 1;
         for d in 0..DIRS {
@@ -478,6 +531,13 @@ impl Board {
             self.pcounts[1][byte as usize >> 4] += 1;
             let new = (old & !(0xFF << shift)) | (byte as u32) << shift;
             self.pat[q] = new;
+            let changed = byte as usize ^ old_byte & 0xFF;
+            if changed & 15 != 0 {
+                self.revalue(Color::Black, old, new);
+            }
+            if changed >> 4 != 0 {
+                self.revalue(Color::White, old, new);
+            }
             let n0 = self.table.combine[0][nibbles(new, Color::Black) as usize];
             let n1 = self.table.combine[1][nibbles(new, Color::White) as usize];
             self.cls[0][q] = n0;
@@ -513,6 +573,7 @@ impl Board {
         self.undo_len = start;
         self.counts = st.counts;
         self.pcounts = st.pcounts;
+        self.values = st.values;
         self.area = st.area;
         self.hash = st.hash;
         self.side = st.side;
@@ -557,6 +618,12 @@ impl Board {
             return Err(format!(
                 "pattern counts differ: {:?} kept, {:?} recomputed",
                 self.pcounts, fresh.pcounts
+            ));
+        }
+        if fresh.values != self.values {
+            return Err(format!(
+                "evaluation sums differ: {:?} kept, {:?} recomputed",
+                self.values, fresh.values
             ));
         }
         if fresh.hash != self.hash {

@@ -1,23 +1,12 @@
-//! Every evaluation weight and search constant, in one place, so they can
-//! be tuned. Integers only: no floats in search decisions.
+//! Every search constant and move-ordering weight, in one place, so they
+//! can be tuned. Integers only: no floats in search decisions. The
+//! evaluation's learned tables live in `crate::eval::weights`.
 
 use crate::pattern::{Class, Pattern};
 
-/// Weights and search constants.
+/// Move-ordering weights and search constants.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Params {
-    /// Evaluation: value of one (empty cell, direction) pair with each line
-    /// pattern, for the side to move (`eval_own`) and the other side
-    /// (`eval_opp`); indexed by `Pattern as usize`.
-    pub eval_own: [i32; 16],
-    pub eval_opp: [i32; 16],
-    /// Evaluation: value of one empty cell with each threat class, for the
-    /// side to move and the other side; indexed by `Class as usize`.
-    pub class_own: [i32; 16],
-    pub class_opp: [i32; 16],
-    /// Renju: black's pattern values, in percent of the above (black's
-    /// shapes are worth less: some of their cells are forbidden).
-    pub renju_black_percent: i32,
     /// Move ordering: value of a cell by our class (attack) and the
     /// opponent's class (defence) there.
     pub attack: [i32; 16],
@@ -53,11 +42,6 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Params {
         let mut p = Params {
-            eval_own: [0; 16],
-            eval_opp: [0; 16],
-            class_own: [0; 16],
-            class_opp: [0; 16],
-            renju_black_percent: 85,
             attack: [0; 16],
             defence: [0; 16],
             pat_attack: [0; 16],
@@ -74,43 +58,39 @@ impl Default for Params {
             vcf_depth: 24,
             vcf_nodes: 2000,
         };
-        let pats: [(Pattern, i32, i32, i32, i32); 10] = [
-            // pattern, eval own, eval opp, order attack, order defence
-            (Pattern::B1, 1, 1, 1, 1),
-            (Pattern::F1, 2, 2, 2, 2),
-            (Pattern::B2, 4, 3, 4, 3),
-            (Pattern::F2, 10, 8, 12, 8),
-            (Pattern::B3, 14, 10, 18, 12),
-            (Pattern::F3, 40, 28, 60, 40),
-            (Pattern::B4, 45, 30, 70, 50),
-            (Pattern::F4, 120, 70, 150, 100),
-            (Pattern::D4, 120, 70, 150, 100),
-            (Pattern::F5, 0, 0, 0, 0),
+        let pats: [(Pattern, i32, i32); 10] = [
+            // pattern, order attack, order defence
+            (Pattern::B1, 1, 1),
+            (Pattern::F1, 2, 2),
+            (Pattern::B2, 4, 3),
+            (Pattern::F2, 12, 8),
+            (Pattern::B3, 18, 12),
+            (Pattern::F3, 60, 40),
+            (Pattern::B4, 70, 50),
+            (Pattern::F4, 150, 100),
+            (Pattern::D4, 150, 100),
+            (Pattern::F5, 0, 0),
         ];
-        for (pat, own, opp, att, def) in pats {
-            p.eval_own[pat as usize] = own;
-            p.eval_opp[pat as usize] = opp;
+        for (pat, att, def) in pats {
             p.pat_attack[pat as usize] = att;
             p.pat_defence[pat as usize] = def;
         }
-        let classes: [(Class, i32, i32, i32, i32); 12] = [
-            // class, eval own, eval opp, order attack, order defence
-            (Class::Flex2, 0, 0, 10, 6),
-            (Class::Block3, 0, 0, 12, 8),
-            (Class::Flex2x2, 30, 20, 60, 40),
-            (Class::Block3Plus, 30, 20, 70, 45),
-            (Class::Flex3, 20, 10, 100, 60),
-            (Class::Flex3Plus, 80, 50, 300, 200),
-            (Class::Flex3x2, 400, 150, 1200, 700),
-            (Class::Block4, 10, 10, 90, 60),
-            (Class::Block4Plus, 60, 40, 350, 220),
-            (Class::Block4Flex3, 1500, 300, 3000, 1500),
-            (Class::Flex4, 3000, 400, 10000, 5000),
-            (Class::Five, 0, 0, 100000, 50000),
+        let classes: [(Class, i32, i32); 12] = [
+            // class, order attack, order defence
+            (Class::Flex2, 10, 6),
+            (Class::Block3, 12, 8),
+            (Class::Flex2x2, 60, 40),
+            (Class::Block3Plus, 70, 45),
+            (Class::Flex3, 100, 60),
+            (Class::Flex3Plus, 300, 200),
+            (Class::Flex3x2, 1200, 700),
+            (Class::Block4, 90, 60),
+            (Class::Block4Plus, 350, 220),
+            (Class::Block4Flex3, 3000, 1500),
+            (Class::Flex4, 10000, 5000),
+            (Class::Five, 100000, 50000),
         ];
-        for (class, own, opp, att, def) in classes {
-            p.class_own[class as usize] = own;
-            p.class_opp[class as usize] = opp;
+        for (class, att, def) in classes {
             p.attack[class as usize] = att;
             p.defence[class as usize] = def;
         }

@@ -1,0 +1,421 @@
+//! The evaluation tables of each rule and their file format.
+//!
+//! Per colour, three tables: `own[code]`, the value of an empty cell whose
+//! pattern code for that colour is `code` when that colour is to move;
+//! `opp[code]`, what such a cell is worth to that colour when the other
+//! side is to move; and `threat[mask]`, a correction for the side to move
+//! indexed by which threat classes each side holds (see [`threat_mask`]).
+//! Outside renju both colours share one set; the file still lists both.
+//!
+//! The tables ship as text files in `src/eval/weights/`, one per rule,
+//! compiled in with `include_str!`:
+//!
+//! ```text
+//! tengen-eval 1
+//! rule freestyle
+//! note made by: pbrain-tengen tune --data ... (any number of note lines)
+//! own black v0 v1 ... v1364
+//! opp black ...
+//! threat black v0 ... v2047
+//! own white ...
+//! opp white ...
+//! threat white ...
+//! end
+//! ```
+//!
+//! A file with another version, another rule, a missing or short table or
+//! a bad number is refused with a message naming the line.
+
+use super::pcode::{class_of, patterns_of, NCODES};
+use crate::pattern::{Class, Pattern};
+use crate::types::{Color, Rule};
+use std::fmt;
+use std::sync::OnceLock;
+
+/// The format version this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// Entries of a threat table: 11 mask bits.
+pub const NMASKS: usize = 2048;
+
+/// The tables of one rule.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Weights {
+    pub rule: Rule,
+    /// How the tables were made (free text, one entry a line).
+    pub notes: Vec<String>,
+    /// Per colour: own and opponent cell values, interleaved: entry
+    /// `2 * code` is `own[code]`, `2 * code + 1` is `opp[code]`.
+    pub cells: [Box<[i32; 2 * NCODES]>; 2],
+    /// Per colour (the side to move): the threat-mask correction.
+    pub threat: [Box<[i32; NMASKS]>; 2],
+}
+
+impl fmt::Debug for Weights {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Weights({}, {} notes)", self.rule, self.notes.len())
+    }
+}
+
+/// Why a weights file was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WeightsError(pub String);
+
+impl fmt::Display for WeightsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bad evaluation weights: {}", self.0)
+    }
+}
+
+impl std::error::Error for WeightsError {}
+
+/// The 11-bit threat mask from the side to move's view: which classes
+/// each side can make somewhere, strongest first.
+///
+/// Bits, low to high: opponent five; own open four (or double four);
+/// opponent open four; own four-three or four-plus; own plain four; own
+/// double three or three-plus; own open three; then the opponent's
+/// four-three/four-plus, four, double three/three-plus and open three.
+#[inline]
+pub fn threat_mask(has: impl Fn(Color, Class) -> bool, me: Color) -> usize {
+    let opp = me.opposite();
+    let side = |c: Color| -> usize {
+        ((has(c, Class::Block4Flex3) || has(c, Class::Block4Plus)) as usize)
+            | (has(c, Class::Block4) as usize) << 1
+            | ((has(c, Class::Flex3x2) || has(c, Class::Flex3Plus)) as usize) << 2
+            | (has(c, Class::Flex3) as usize) << 3
+    };
+    (has(opp, Class::Five) as usize)
+        | (has(me, Class::Flex4) as usize) << 1
+        | (has(opp, Class::Flex4) as usize) << 2
+        | side(me) << 3
+        | side(opp) << 7
+}
+
+/// The weights compiled into the engine, one file per rule.
+const SHIPPED: [(Rule, &str); 5] = [
+    (Rule::Freestyle, include_str!("weights/freestyle.txt")),
+    (Rule::Standard, include_str!("weights/standard.txt")),
+    (Rule::Renju, include_str!("weights/renju.txt")),
+    (Rule::Caro, include_str!("weights/caro.txt")),
+    (Rule::CaroExact, include_str!("weights/caro-exact.txt")),
+];
+
+/// Environment variable naming a weights file that replaces the shipped
+/// tables of its rule (for tuning experiments).
+pub const WEIGHTS_ENV: &str = "TENGEN_WEIGHTS";
+
+impl Weights {
+    /// The tables of `rule`: the shipped file, or the file named by
+    /// `TENGEN_WEIGHTS` when it is for this rule. Every file is checked by
+    /// [`Weights::check_all`] at start-up, so this cannot fail afterwards;
+    /// a file that still fails here stops the program with its message.
+    pub fn get(rule: Rule) -> &'static Weights {
+        static TABLES: [OnceLock<Weights>; 5] = [
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+        ];
+        let i = Rule::ALL.iter().position(|&r| r == rule).unwrap_or(0);
+        TABLES[i].get_or_init(|| match Weights::load(rule) {
+            Ok(w) => w,
+            Err(e) => panic!("{e}"),
+        })
+    }
+
+    /// Loads the tables of `rule` (see [`Weights::get`]).
+    pub fn load(rule: Rule) -> Result<Weights, WeightsError> {
+        if let Some(path) = std::env::var_os(WEIGHTS_ENV) {
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                WeightsError(format!("{}: {e}", std::path::Path::new(&path).display()))
+            })?;
+            let w = Weights::parse(&text, None)
+                .map_err(|e| WeightsError(format!("{}: {}", path.to_string_lossy(), e.0)))?;
+            if w.rule == rule {
+                return Ok(w);
+            }
+        }
+        let text = SHIPPED
+            .iter()
+            .find(|(r, _)| *r == rule)
+            .map(|(_, t)| *t)
+            .unwrap_or(SHIPPED[0].1);
+        Weights::parse(text, Some(rule))
+            .map_err(|e| WeightsError(format!("shipped file for {rule}: {}", e.0)))
+    }
+
+    /// Checks every rule's tables (and the `TENGEN_WEIGHTS` file): called
+    /// at start-up, so a broken file is a clear error, not silent garbage.
+    pub fn check_all() -> Result<(), WeightsError> {
+        for rule in Rule::ALL {
+            Weights::load(rule)?;
+        }
+        Ok(())
+    }
+
+    /// The hand-set evaluation of the first version, in table form: a
+    /// cell's value is the sum of its line-pattern weights and its class
+    /// weight; renju black's values are scaled to 85%.
+    pub fn handmade(rule: Rule) -> Weights {
+        const PAT_OWN: [(Pattern, i32, i32); 9] = [
+            (Pattern::B1, 1, 1),
+            (Pattern::F1, 2, 2),
+            (Pattern::B2, 4, 3),
+            (Pattern::F2, 10, 8),
+            (Pattern::B3, 14, 10),
+            (Pattern::F3, 40, 28),
+            (Pattern::B4, 45, 30),
+            (Pattern::F4, 120, 70),
+            (Pattern::D4, 120, 70),
+        ];
+        const CLASS: [(Class, i32, i32); 11] = [
+            (Class::Flex2x2, 30, 20),
+            (Class::Block3Plus, 30, 20),
+            (Class::Flex3, 20, 10),
+            (Class::Flex3Plus, 80, 50),
+            (Class::Flex3x2, 400, 150),
+            (Class::Block4, 10, 10),
+            (Class::Block4Plus, 60, 40),
+            (Class::Block4Flex3, 1500, 300),
+            (Class::Flex4, 3000, 400),
+            (Class::Five, 0, 0),
+            (Class::None, 0, 0),
+        ];
+        let mut w = Weights::zero(rule);
+        w.notes
+            .push("the hand-set evaluation of tengen 0.1 in table form".into());
+        for color in [Color::Black, Color::White] {
+            let renju_black = rule == Rule::Renju && color == Color::Black;
+            for code in 0..NCODES {
+                let (mut own, mut opp) = (0, 0);
+                for p in patterns_of(code) {
+                    if let Some(&(_, o, t)) = PAT_OWN.iter().find(|e| e.0 == p) {
+                        own += o;
+                        opp += t;
+                    }
+                }
+                let class = class_of(code, renju_black);
+                if let Some(&(_, o, t)) = CLASS.iter().find(|e| e.0 == class) {
+                    own += o;
+                    opp += t;
+                }
+                if renju_black {
+                    own = own * 85 / 100;
+                    opp = opp * 85 / 100;
+                }
+                w.cells[color.index()][2 * code] = own;
+                w.cells[color.index()][2 * code + 1] = opp;
+            }
+        }
+        w
+    }
+
+    /// All-zero tables.
+    pub fn zero(rule: Rule) -> Weights {
+        Weights {
+            rule,
+            notes: Vec::new(),
+            cells: [Box::new([0; 2 * NCODES]), Box::new([0; 2 * NCODES])],
+            threat: [Box::new([0; NMASKS]), Box::new([0; NMASKS])],
+        }
+    }
+
+    /// Reads the text format. `rule`, when given, must match the file's.
+    pub fn parse(text: &str, rule: Option<Rule>) -> Result<Weights, WeightsError> {
+        let err = |line: usize, msg: String| WeightsError(format!("line {}: {msg}", line + 1));
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
+        let (n, first) = lines
+            .next()
+            .ok_or_else(|| WeightsError("empty file".into()))?;
+        let version = first
+            .strip_prefix("tengen-eval ")
+            .ok_or_else(|| err(n, "not a tengen evaluation file".into()))?;
+        if version.trim() != FORMAT_VERSION.to_string() {
+            return Err(err(
+                n,
+                format!(
+                    "format version {} (this build reads {FORMAT_VERSION})",
+                    version.trim()
+                ),
+            ));
+        }
+        let (n, rule_line) = lines
+            .next()
+            .ok_or_else(|| WeightsError("no rule line".into()))?;
+        let file_rule: Rule = rule_line
+            .strip_prefix("rule ")
+            .and_then(|r| r.trim().parse().ok())
+            .ok_or_else(|| err(n, format!("expected 'rule NAME', got '{rule_line}'")))?;
+        if let Some(r) = rule {
+            if r != file_rule {
+                return Err(err(n, format!("tables for {file_rule}, expected {r}")));
+            }
+        }
+        let mut w = Weights::zero(file_rule);
+        let mut seen = [[false; 3]; 2];
+        let mut ended = false;
+        for (n, line) in lines {
+            if ended {
+                return Err(err(n, "text after 'end'".into()));
+            }
+            if let Some(note) = line.strip_prefix("note ") {
+                w.notes.push(note.to_string());
+                continue;
+            }
+            if line.trim() == "end" {
+                ended = true;
+                continue;
+            }
+            let mut words = line.split_ascii_whitespace();
+            let table = match words.next() {
+                Some("own") => 0,
+                Some("opp") => 1,
+                Some("threat") => 2,
+                other => return Err(err(n, format!("unknown table '{}'", other.unwrap_or("")))),
+            };
+            let color = match words.next() {
+                Some("black") => Color::Black,
+                Some("white") => Color::White,
+                other => return Err(err(n, format!("unknown colour '{}'", other.unwrap_or("")))),
+            };
+            if seen[color.index()][table] {
+                return Err(err(n, "table given twice".into()));
+            }
+            seen[color.index()][table] = true;
+            let want = if table == 2 { NMASKS } else { NCODES };
+            let mut count = 0;
+            for (i, word) in words.enumerate() {
+                let v: i32 = word
+                    .parse()
+                    .ok()
+                    .filter(|v: &i32| v.abs() <= 1_000_000)
+                    .ok_or_else(|| err(n, format!("bad value '{word}' at entry {i}")))?;
+                if i >= want {
+                    return Err(err(n, format!("more than {want} values")));
+                }
+                match table {
+                    0 => w.cells[color.index()][2 * i] = v,
+                    1 => w.cells[color.index()][2 * i + 1] = v,
+                    _ => w.threat[color.index()][i] = v,
+                }
+                count += 1;
+            }
+            if count != want {
+                return Err(err(n, format!("{count} values, expected {want}")));
+            }
+        }
+        if !ended {
+            return Err(WeightsError("no 'end' line: the file is truncated".into()));
+        }
+        if seen.iter().flatten().any(|s| !s) {
+            return Err(WeightsError("a table is missing".into()));
+        }
+        Ok(w)
+    }
+
+    /// Writes the text format.
+    pub fn to_text(&self) -> String {
+        let mut s = format!("tengen-eval {FORMAT_VERSION}\nrule {}\n", self.rule);
+        for note in &self.notes {
+            s.push_str(&format!("note {note}\n"));
+        }
+        for color in [Color::Black, Color::White] {
+            let name = if color == Color::Black {
+                "black"
+            } else {
+                "white"
+            };
+            for (table, label) in ["own", "opp"].iter().enumerate() {
+                s.push_str(&format!("{label} {name}"));
+                for code in 0..NCODES {
+                    s.push_str(&format!(" {}", self.cells[color.index()][2 * code + table]));
+                }
+                s.push('\n');
+            }
+            s.push_str(&format!("threat {name}"));
+            for v in self.threat[color.index()].iter() {
+                s.push_str(&format!(" {v}"));
+            }
+            s.push('\n');
+        }
+        s.push_str("end\n");
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_tables_load_for_every_rule() {
+        for rule in Rule::ALL {
+            let w = Weights::parse(
+                SHIPPED.iter().find(|(r, _)| *r == rule).unwrap().1,
+                Some(rule),
+            )
+            .unwrap();
+            assert_eq!(w.rule, rule);
+            assert!(!w.notes.is_empty(), "{rule}: the file says how it was made");
+            // For the side to move, a cell that makes an open three is
+            // worth more than a dead one.
+            let three = crate::eval::pcode::pcode(Pattern::F3 as u16);
+            for c in 0..2 {
+                assert!(w.cells[c][2 * three] > w.cells[c][0], "{rule}");
+            }
+        }
+    }
+
+    #[test]
+    fn text_round_trips() {
+        let mut w = Weights::handmade(Rule::Renju);
+        w.threat[1][77] = -12;
+        w.notes.push("a test".into());
+        let back = Weights::parse(&w.to_text(), Some(Rule::Renju)).unwrap();
+        assert!(back == w);
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_a_reason() {
+        let good = Weights::handmade(Rule::Freestyle).to_text();
+        let bad = |text: &str, rule: Option<Rule>, want: &str| {
+            let e = Weights::parse(text, rule).unwrap_err().to_string();
+            assert!(e.contains(want), "'{want}' not in '{e}'");
+        };
+        // Truncated: cut in the middle of a table, or before 'end'.
+        bad(&good[..good.len() / 2], None, "values, expected");
+        bad(good.trim_end().trim_end_matches("end"), None, "truncated");
+        bad(
+            &good.replacen("tengen-eval 1", "tengen-eval 7", 1),
+            None,
+            "version 7",
+        );
+        bad(&good, Some(Rule::Renju), "expected renju");
+        bad("hello\n", None, "not a tengen evaluation file");
+        bad(
+            &good.replacen("own black 0", "own black x", 1),
+            None,
+            "bad value 'x'",
+        );
+        let no_threat: String = good
+            .lines()
+            .filter(|l| !l.starts_with("threat white"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        bad(&no_threat, None, "missing");
+        assert!(Weights::parse(&good, Some(Rule::Freestyle)).is_ok());
+    }
+
+    #[test]
+    fn threat_mask_bits() {
+        let has = |c: Color, k: Class| {
+            (c == Color::Black && k == Class::Flex3) || (c == Color::White && k == Class::Five)
+        };
+        assert_eq!(threat_mask(has, Color::Black), 1 | 1 << 6);
+        assert_eq!(threat_mask(has, Color::White), 1 << 10);
+    }
+}
