@@ -3,7 +3,7 @@
 //! of a search change before a full match.
 //!
 //! cargo run --release --example ab_match -- PARAM A_VALUE B_VALUE [GAMES] [MOVE_MS] [FIRST_OPENING]
-//! PARAM is one of: threat_extension, width, root_width, lmr_depth, vcf_nodes.
+//! PARAM is any name `Params::set` knows (width, rfp_depth, vcf_nodes, ...).
 
 use std::time::Duration;
 use tengen::search::params::Params;
@@ -13,16 +13,7 @@ use tengen::{Board, Rule};
 
 fn with(name: &str, value: i64) -> Params {
     let mut p = Params::default();
-    match name {
-        "threat_extension" => p.threat_extension = value as i32,
-        "width" => p.width = value as usize,
-        "root_width" => p.root_width = value as usize,
-        "lmr_depth" => p.lmr_depth = value as i32,
-        "vcf_nodes" => p.vcf_nodes = value as u64,
-        "vcf_threat_penalty" => p.vcf_threat_penalty = value as i32,
-        "static_four_three" => p.static_four_three = value != 0,
-        other => panic!("unknown parameter {other}"),
-    }
+    p.set(name, value).unwrap_or_else(|e| panic!("{e}"));
     p
 }
 

@@ -161,7 +161,8 @@ impl Engine {
         let options = Options::default();
         Engine {
             board: None,
-            searcher: Searcher::new(Params::default(), 1 << 20),
+            // Checked at start-up by the binary: a bad value cannot get here.
+            searcher: Searcher::new(Params::from_env().unwrap_or_default(), 1 << 20),
             options,
             blocked: Vec::new(),
         }

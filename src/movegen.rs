@@ -109,7 +109,20 @@ pub fn generate(
         return NodeKind::Forced;
     }
     if board.count(opp, Class::Flex4) > 0 {
-        defend_open_four(board, params, me, cands, banned, out);
+        defend(board, params, me, cands, banned, &[Class::Flex4], out);
+        sort_moves(out);
+        return NodeKind::Forced;
+    }
+    if params.defend_four_three && board.count(opp, Class::Block4Flex3) > 0 {
+        defend(
+            board,
+            params,
+            me,
+            cands,
+            banned,
+            &[Class::Flex4, Class::Block4Flex3],
+            out,
+        );
         sort_moves(out);
         return NodeKind::Forced;
     }
@@ -127,16 +140,32 @@ pub fn generate(
     NodeKind::Quiet
 }
 
-/// The opponent can make an open four (or a double four) next move: our own
-/// fours, and the cells after which it no longer can.
-fn defend_open_four(
+/// The opponent can make a winning shape next move: an open four (or a
+/// double four), or a four-three. The moves: our own fours, and the cells
+/// after which the opponent has no cell of the `threats` classes left
+/// (each checked by playing it). Only cells on the threatening lines can
+/// do that, so only those are tried.
+fn defend(
     board: &mut Board,
     params: &Params,
     me: Color,
     cands: Bitboard,
     banned: Bitboard,
+    threats: &[Class],
     out: &mut Vec<ScoredMove>,
 ) {
+    let count = |b: &Board| {
+        threats
+            .iter()
+            .map(|&k| b.count(me.opposite(), k))
+            .sum::<u32>()
+    };
+    // The lines that make the threat: fours, and the three of a four-three.
+    let min_line = if threats.contains(&Class::Block4Flex3) {
+        Pattern::F3
+    } else {
+        Pattern::B4
+    };
     let opp = me.opposite();
     let mut seen = Bitboard::EMPTY;
     for p in cands.iter() {
@@ -151,12 +180,12 @@ fn defend_open_four(
     // Cells on the threatening lines.
     let mut lines = Bitboard::EMPTY;
     for p in cands.iter() {
-        if board.class(opp, p) != Class::Flex4 {
+        if !threats.contains(&board.class(opp, p)) {
             continue;
         }
         lines.set(p);
         for (d, &(dx, dy)) in DIR_STEPS.iter().enumerate() {
-            if board.pattern(opp, p, d) < Pattern::B4 {
+            if board.pattern(opp, p, d) < min_line {
                 continue;
             }
             for k in -5isize..=5 {
@@ -171,7 +200,7 @@ fn defend_open_four(
             }
         }
     }
-    let before = board.count(opp, Class::Flex4);
+    let before = count(board);
     let mut fallback: Option<(u32, Pos)> = None;
     let mut defended = false;
     for q in lines.iter() {
@@ -179,7 +208,7 @@ fn defend_open_four(
             continue;
         }
         board.make(q);
-        let left = board.count(opp, Class::Flex4);
+        let left = count(board);
         board.unmake();
         if left == 0 {
             defended = true;
@@ -242,6 +271,30 @@ mod tests {
             assert_eq!(p.y(), 7, "{moves:?}");
         }
         assert!(moves.contains(&Pos::new(5, 7)) && moves.contains(&Pos::new(9, 7)));
+    }
+
+    #[test]
+    fn a_four_three_point_must_be_taken_away() {
+        // White f6 g6 h6 (blocked by black e6) and i7 i8: i6 makes a four
+        // and an open three. Black to move, with no four of its own.
+        let moves = "e6f6a1g6a15h6o1i7o15i8";
+        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+        assert_eq!(b.class(Color::White, Pos::new(8, 5)), Class::Block4Flex3);
+        let mut params = Params::default();
+        let mut out = Vec::new();
+        assert_eq!(generate(&mut b, &params, 8, &[], &mut out), NodeKind::Quiet);
+        params.defend_four_three = true;
+        let kind = generate(&mut b, &params, 8, &[], &mut out);
+        assert_eq!(kind, NodeKind::Forced);
+        let list: Vec<Pos> = out.iter().map(|m| m.pos).collect();
+        assert!(list.contains(&Pos::new(8, 5)), "{list:?}");
+        for &p in &list {
+            b.make(p);
+            let left =
+                b.count(Color::White, Class::Block4Flex3) + b.count(Color::White, Class::Flex4);
+            b.unmake();
+            assert_eq!(left, 0, "{p} leaves the threat: {list:?}");
+        }
     }
 
     #[test]

@@ -365,6 +365,21 @@ impl Searcher {
             }
         }
 
+        // Reverse futility: far enough above beta, with nothing threatened,
+        // a shallow search will not change that.
+        if ply > 0
+            && beta - alpha == 1
+            && depth >= 1
+            && depth <= self.params.rfp_depth
+            && !is_decisive(beta)
+        {
+            if let Some(e) = board.quiet_eval(&self.params) {
+                if e - self.params.rfp_margin * depth >= beta {
+                    return e;
+                }
+            }
+        }
+
         let width = if ply == 0 {
             self.params.root_width
         } else {
@@ -394,8 +409,16 @@ impl Searcher {
         let mut best = -WIN;
         let mut best_move = None;
         let mut child = Pv::new();
+        let prune_from = if !forced && beta - alpha == 1 && depth <= self.params.lmp_depth {
+            ((3 + depth * depth) / 2) as usize
+        } else {
+            usize::MAX
+        };
         for (i, m) in moves.iter().enumerate() {
             let p = m.pos;
+            if i >= prune_from && best > -WIN_MIN && !board.is_tactical(p) {
+                continue;
+            }
             board.make(p);
             let new_depth = child_depth(kind, moves.len(), depth);
             let mut score;
@@ -522,6 +545,12 @@ pub trait SearchNode {
     fn horizon(&mut self, searcher: &mut Searcher, ply: usize, depth: i32) -> Option<i32>;
     /// The static evaluation, for the side to move.
     fn evaluate(&mut self, params: &Params) -> i32;
+    /// The static evaluation of an inner node, when nothing is threatened
+    /// that a static value would miss (for pruning); `None` otherwise.
+    fn quiet_eval(&mut self, params: &Params) -> Option<i32>;
+    /// Does move `m` make a three or a four for the side to move (never
+    /// pruned by move count)?
+    fn is_tactical(&self, m: Pos) -> bool;
     /// The moves to search, ordered.
     fn generate(
         &mut self,
@@ -618,6 +647,18 @@ impl SearchNode for Board {
 
     fn evaluate(&mut self, params: &Params) -> i32 {
         evaluate(self, params)
+    }
+
+    fn is_tactical(&self, m: Pos) -> bool {
+        self.class(self.side_to_move(), m) >= Class::Flex3
+    }
+
+    fn quiet_eval(&mut self, params: &Params) -> Option<i32> {
+        let opp = self.side_to_move().opposite();
+        let threatened = [Class::Five, Class::Flex4, Class::Block4Flex3]
+            .iter()
+            .any(|&k| self.count(opp, k) > 0);
+        (!threatened).then(|| evaluate(self, params))
     }
 
     fn generate(

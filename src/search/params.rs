@@ -31,6 +31,19 @@ pub struct Params {
     /// Score a four-three against an opponent without fours as a win
     /// without searching it.
     pub static_four_three: bool,
+    /// Against an opponent's four-three point, search only the cells that
+    /// take it away and our own fours.
+    pub defend_four_three: bool,
+    /// Reverse futility pruning: at a non-PV node of depth at most
+    /// `rfp_depth` with no opponent threat, return the static value when
+    /// it beats beta by `rfp_margin` a ply.
+    pub rfp_depth: i32,
+    pub rfp_margin: i32,
+    /// Late-move pruning: at a non-PV quiet node of depth at most
+    /// `lmp_depth`, once a move that does not lose is found, moves from
+    /// index `(3 + depth * depth) / 2` on are skipped unless they make a
+    /// three or a four.
+    pub lmp_depth: i32,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
     /// Threat search: most attacker moves in one VCF line.
@@ -54,6 +67,10 @@ impl Default for Params {
             threat_extension: 0,
             vcf_threat_penalty: 0,
             static_four_three: true,
+            defend_four_three: false,
+            rfp_depth: 4,
+            rfp_margin: 80,
+            lmp_depth: 0,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2000,
@@ -95,5 +112,73 @@ impl Default for Params {
             p.defence[class as usize] = def;
         }
         p
+    }
+}
+
+/// Environment variable with parameter overrides, `name=value,...`, read
+/// by the engine at start-up (for A/B matches and tuning).
+pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
+
+impl Params {
+    /// Sets one search parameter by name.
+    pub fn set(&mut self, name: &str, value: i64) -> Result<(), String> {
+        let n = |v: i64| usize::try_from(v).map_err(|_| format!("{name}={v} must be >= 0"));
+        match name {
+            "width" => self.width = n(value)?.max(1),
+            "root_width" => self.root_width = n(value)?.max(1),
+            "aspiration" => self.aspiration = value.max(1) as i32,
+            "lmr_depth" => self.lmr_depth = value as i32,
+            "lmr_index" => self.lmr_index = n(value)?,
+            "threat_extension" => self.threat_extension = value as i32,
+            "vcf_threat_penalty" => self.vcf_threat_penalty = value as i32,
+            "static_four_three" => self.static_four_three = value != 0,
+            "defend_four_three" => self.defend_four_three = value != 0,
+            "rfp_depth" => self.rfp_depth = value as i32,
+            "rfp_margin" => self.rfp_margin = value as i32,
+            "lmp_depth" => self.lmp_depth = value as i32,
+            "vcf_depth" => self.vcf_depth = n(value)? as u32,
+            "vcf_nodes" => self.vcf_nodes = n(value)? as u64,
+            _ => return Err(format!("unknown search parameter '{name}'")),
+        }
+        Ok(())
+    }
+
+    /// The defaults with `name=value,...` overrides applied.
+    pub fn with_overrides(spec: &str) -> Result<Params, String> {
+        let mut p = Params::default();
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (name, value) = item
+                .split_once('=')
+                .ok_or_else(|| format!("'{item}' is not name=value"))?;
+            let v: i64 = value
+                .trim()
+                .parse()
+                .map_err(|_| format!("bad value in '{item}'"))?;
+            p.set(name.trim(), v)?;
+        }
+        Ok(p)
+    }
+
+    /// The defaults, with the overrides of `TENGEN_PARAMS` if it is set.
+    pub fn from_env() -> Result<Params, String> {
+        match std::env::var(PARAMS_ENV) {
+            Ok(spec) => Params::with_overrides(&spec).map_err(|e| format!("{PARAMS_ENV}: {e}")),
+            Err(_) => Ok(Params::default()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_are_parsed_and_checked() {
+        let p = Params::with_overrides("rfp_depth=3, defend_four_three=1,width=6").unwrap();
+        assert_eq!((p.rfp_depth, p.defend_four_three, p.width), (3, true, 6));
+        assert_eq!(Params::with_overrides("").unwrap(), Params::default());
+        assert!(Params::with_overrides("nope=1").is_err());
+        assert!(Params::with_overrides("width").is_err());
+        assert!(Params::with_overrides("width=-2").is_err());
     }
 }

@@ -67,6 +67,14 @@ impl SearchNode for Tree {
         }
     }
 
+    fn quiet_eval(&mut self, _params: &Params) -> Option<i32> {
+        None
+    }
+
+    fn is_tactical(&self, _m: Pos) -> bool {
+        false
+    }
+
     fn generate(
         &mut self,
         _params: &Params,
@@ -188,9 +196,12 @@ fn random_position(rng: &mut StdRng, rule: Rule, size: usize, plies: usize) -> B
 #[test]
 fn alpha_beta_equals_minimax_on_random_positions() {
     let mut rng = StdRng::seed_from_u64(99);
+    // Exact search: no reduction or forward pruning.
     let params = Params {
         tt: false,
         lmr_depth: i32::MAX,
+        rfp_depth: 0,
+        lmp_depth: 0,
         width: 5,
         root_width: 6,
         ..Params::default()
