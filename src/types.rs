@@ -176,6 +176,12 @@ impl Rule {
         Rule::CaroExact,
     ];
 
+    /// The rule's place in [`Rule::ALL`] (indexes per-rule tables; the
+    /// declaration order is the order of `ALL`, checked in the tests).
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
     /// The rule of a Gomocup `INFO rule` bit mask (1 exactly five, 2
     /// continuous game, 4 renju, 8 caro). A lone 2 is renju, as
     /// Yixin-Board sends it.
@@ -232,6 +238,13 @@ impl FromStr for Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rule_index_is_its_place_in_all() {
+        for (i, r) in Rule::ALL.iter().enumerate() {
+            assert_eq!(r.index(), i);
+        }
+    }
 
     #[test]
     fn pos_notation_round_trips() {

@@ -110,15 +110,8 @@ impl Weights {
     /// [`Weights::check_all`] at start-up, so this cannot fail afterwards;
     /// a file that still fails here stops the program with its message.
     pub fn get(rule: Rule) -> &'static Weights {
-        static TABLES: [OnceLock<Weights>; 5] = [
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-        ];
-        let i = Rule::ALL.iter().position(|&r| r == rule).unwrap_or(0);
-        TABLES[i].get_or_init(|| match Weights::load(rule) {
+        static TABLES: [OnceLock<Weights>; Rule::ALL.len()] = [const { OnceLock::new() }; 5];
+        TABLES[rule.index()].get_or_init(|| match Weights::load(rule) {
             Ok(w) => w,
             Err(e) => panic!("{e}"),
         })

@@ -41,7 +41,7 @@ pub fn write_header(w: &mut impl Write) -> io::Result<()> {
 impl GameRecord {
     /// Appends the game to a file (after its header).
     pub fn write(&self, w: &mut impl Write) -> io::Result<()> {
-        let rule = Rule::ALL.iter().position(|&r| r == self.rule).unwrap_or(0) as u8;
+        let rule = self.rule.index() as u8;
         let result = match self.winner {
             None => 0u8,
             Some(Color::Black) => 1,

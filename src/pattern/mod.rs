@@ -232,15 +232,8 @@ pub struct PatternTable {
 impl PatternTable {
     /// The table of a rule, built on first use and shared afterwards.
     pub fn get(rule: Rule) -> &'static PatternTable {
-        static TABLES: [OnceLock<PatternTable>; 5] = [
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-        ];
-        let i = Rule::ALL.iter().position(|&r| r == rule).unwrap_or(0);
-        TABLES[i].get_or_init(|| PatternTable::build(rule))
+        static TABLES: [OnceLock<PatternTable>; Rule::ALL.len()] = [const { OnceLock::new() }; 5];
+        TABLES[rule.index()].get_or_init(|| PatternTable::build(rule))
     }
 
     fn build(rule: Rule) -> PatternTable {
