@@ -94,7 +94,6 @@ struct State {
     won: bool,
     hash: u64,
     counts: [[u16; Class::COUNT]; 2],
-    pcounts: [[u16; 16]; 2],
     values: [[i32; 2]; 2],
     area: Bitboard,
 }
@@ -117,8 +116,6 @@ pub struct Board {
     cls: [[u8; CELLS]; 2],
     /// Per colour: how many empty cells have each class.
     counts: [[u16; Class::COUNT]; 2],
-    /// Per colour: how many (empty cell, direction) pairs have each pattern.
-    pcounts: [[u16; 16]; 2],
     /// Per colour: the sums over empty cells of the evaluation tables' own
     /// and opponent values of the cell's pattern code for that colour.
     values: [[i32; 2]; 2],
@@ -155,7 +152,6 @@ impl Board {
             pat: [0; CELLS],
             cls: [[0; CELLS]; 2],
             counts: [[0; Class::COUNT]; 2],
-            pcounts: [[0; 16]; 2],
             values: [[0; 2]; 2],
             area: Bitboard::EMPTY,
             hash: 0,
@@ -185,7 +181,6 @@ impl Board {
         self.pat = [0; CELLS];
         self.cls = [[0; CELLS]; 2];
         self.counts = [[0; Class::COUNT]; 2];
-        self.pcounts = [[0; 16]; 2];
         self.values = [[0; 2]; 2];
         self.area = Bitboard::EMPTY;
         self.hash = if self.side == Color::White {
@@ -207,11 +202,6 @@ impl Board {
                         word |= (self.window_byte(self.keys[d][line], t) as u32) << (8 * d);
                     }
                     self.pat[i] = word;
-                    for d in 0..DIRS {
-                        let byte = word >> (8 * d);
-                        self.pcounts[0][(byte & 15) as usize] += 1;
-                        self.pcounts[1][(byte >> 4 & 15) as usize] += 1;
-                    }
                     for c in [Color::Black, Color::White] {
                         let k = self.table.class_of(c, nibbles(word, c)) as u8;
                         self.cls[c.index()][i] = k;
@@ -380,12 +370,6 @@ impl Board {
         self.weights
     }
 
-    /// How many (empty cell, direction) pairs have line pattern `pat` for `c`.
-    #[inline]
-    pub fn pattern_count(&self, c: Color, pat: Pattern) -> u32 {
-        self.pcounts[c.index()][pat as usize] as u32
-    }
-
     /// The four line patterns of `p` for `c`, 4 bits each (direction 0 lowest).
     #[inline]
     pub fn pattern_code(&self, c: Color, p: Pos) -> u16 {
@@ -453,7 +437,6 @@ impl Board {
             won: self.cls[c.index()][pi] == Class::Five as u8,
             hash: self.hash,
             counts: self.counts,
-            pcounts: self.pcounts,
             values: self.values,
             area: self.area,
         });
@@ -466,11 +449,6 @@ impl Board {
         }
         self.counts[0][k0 as usize & 15] -= 1;
         self.counts[1][k1 as usize & 15] -= 1;
-        for d in 0..DIRS {
-            let byte = old >> (8 * d);
-            self.pcounts[0][(byte & 15) as usize] -= 1;
-            self.pcounts[1][(byte >> 4 & 15) as usize] -= 1;
-        }
         self.pat[pi] = 0;
         self.cls[0][pi] = 0;
         self.cls[1][pi] = 0;
@@ -525,10 +503,6 @@ impl Board {
             let (k0, k1) = (self.cls[0][q], self.cls[1][q]);
             self.save(q, k0, k1, old);
             let old_byte = (old >> shift) as usize;
-            self.pcounts[0][old_byte & 15] -= 1;
-            self.pcounts[1][old_byte >> 4 & 15] -= 1;
-            self.pcounts[0][byte as usize & 15] += 1;
-            self.pcounts[1][byte as usize >> 4] += 1;
             let new = (old & !(0xFF << shift)) | (byte as u32) << shift;
             self.pat[q] = new;
             let changed = byte as usize ^ old_byte & 0xFF;
@@ -572,7 +546,6 @@ impl Board {
         }
         self.undo_len = start;
         self.counts = st.counts;
-        self.pcounts = st.pcounts;
         self.values = st.values;
         self.area = st.area;
         self.hash = st.hash;
@@ -612,12 +585,6 @@ impl Board {
             return Err(format!(
                 "class counts differ: {:?} kept, {:?} recomputed",
                 self.counts, fresh.counts
-            ));
-        }
-        if fresh.pcounts != self.pcounts {
-            return Err(format!(
-                "pattern counts differ: {:?} kept, {:?} recomputed",
-                self.pcounts, fresh.pcounts
             ));
         }
         if fresh.values != self.values {
