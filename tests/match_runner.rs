@@ -139,7 +139,10 @@ fn faulty_engines_lose_with_the_right_reason() {
         ("hanger", "sleep 30", "no move within"),
         ("illegal", "echo 99,99", "illegal move 99,99"),
         ("slowpoke", "sleep 0.6; echo 0,$n", "no move within"),
-        ("babbler", "echo 'I resign'", "protocol error"),
+        // Lines that are not replies are skipped, as other managers do:
+        // an engine that only talks runs out of time.
+        ("babbler", "echo 'I resign'", "no move within"),
+        ("refuser", "echo 'ERROR cannot move'", "protocol error"),
     ];
     for (name, on_move, reason) in cases {
         let engine = script_engine(&d, name, on_move);
@@ -167,6 +170,58 @@ fn faulty_engines_lose_with_the_right_reason() {
             "{name}: the runner took {took:?}"
         );
     }
+}
+
+/// An engine that prints its own search lines on stdout before each move
+/// (as PentaZen does) and answers ABOUT with spaces around `=` (as Wine
+/// does) plays normal games under its ABOUT name.
+#[test]
+fn chatty_engines_play_normally() {
+    let d = scratch("chatter");
+    let path = d.join("chatter");
+    let body = r#"#!/usr/bin/env bash
+declare -A used
+play() {
+  echo 'ev +v13 nd 503 tm 2 sp 251'
+  echo 'MESSAGE thinking'
+  for ((i = 0; i < 225; i++)); do
+    x=$((i % 15)); y=$((i / 15))
+    if [ -z "${used[$x,$y]}" ]; then used[$x,$y]=1; echo "$x,$y"; return; fi
+  done
+}
+while IFS= read -r line; do
+  line="${line%$'
+'}"
+  case "${line%% *}" in
+    START|RESTART) used=(); echo 'depth 1 score 0'; echo OK ;;
+    ABOUT) echo 'name = "Chatter", version ="2.1", author = "test"' ;;
+    END) exit 0 ;;
+    BEGIN) play ;;
+    TURN) m="${line#TURN }"; used[${m// /}]=1; play ;;
+    BOARD) while IFS= read -r l; do l="${l%$'
+'}"; [ "$l" = DONE ] && break; used[${l%,*}]=1; done; play ;;
+  esac
+done
+"#;
+    fs::write(&path, body).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    let json = d.join("c.json");
+    let (ok, out, err, _) = run_match(&[
+        "--engine",
+        BIN,
+        "--engine",
+        path.to_str().unwrap(),
+        "--games",
+        "2",
+        "--tc",
+        "100ms",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let j = fs::read_to_string(&json).unwrap();
+    assert!(j.contains("\"Chatter\""), "{j}");
+    assert_eq!(j.matches("five in a row").count(), 2, "{out}\n{j}");
 }
 
 #[test]

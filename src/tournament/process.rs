@@ -104,7 +104,9 @@ impl EngineProcess {
         };
         if spec.name.is_none() {
             e.send("ABOUT")?;
-            if let Ok(about) = e.reply(Instant::now() + Duration::from_secs(10)) {
+            if let Ok(about) = e.reply_where(Instant::now() + Duration::from_secs(10), |l| {
+                about_name(l).is_some() || is_reply(l)
+            }) {
                 if let Some(n) = about_name(&about) {
                     e.name = n;
                 }
@@ -133,19 +135,25 @@ impl EngineProcess {
             .map_err(|e| format!("write to engine: {e}"))
     }
 
-    /// The next reply line, skipping MESSAGE, DEBUG and SUGGEST lines.
+    /// The next protocol reply ([`is_reply`]): every other line (MESSAGE,
+    /// DEBUG, an engine's own search output) is skipped, as Piskvork and
+    /// c-gomoku-cli skip it; the log keeps it.
     pub fn reply(&mut self, deadline: Instant) -> Result<String, ReplyError> {
+        self.reply_where(deadline, is_reply)
+    }
+
+    /// The next line that `wanted` accepts.
+    pub fn reply_where(
+        &mut self,
+        deadline: Instant,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<String, ReplyError> {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) => {
                     self.log("<", &line);
-                    let upper = line.to_ascii_uppercase();
-                    if line.is_empty()
-                        || upper.starts_with("MESSAGE")
-                        || upper.starts_with("DEBUG")
-                        || upper.starts_with("SUGGEST")
-                    {
+                    if !wanted(&line) {
                         continue;
                     }
                     return Ok(line);
@@ -178,13 +186,53 @@ impl Drop for EngineProcess {
     }
 }
 
-/// The `name="..."` of an ABOUT reply.
+/// Is `line` a protocol reply to a command: `OK`, a move `x,y` (or the
+/// three moves of a swap2 opening), `SWAP`, or an `ERROR`/`UNKNOWN` line?
+pub fn is_reply(line: &str) -> bool {
+    let l = line.trim();
+    let word = l.split_whitespace().next().unwrap_or("");
+    if ["OK", "SWAP", "ERROR", "UNKNOWN"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w))
+    {
+        return true;
+    }
+    let xy = |m: &str| crate::protocol::command::parse_xy(m).is_some();
+    !l.is_empty() && (xy(l) || l.split_whitespace().all(xy))
+}
+
+/// The `name` field of an ABOUT reply: `name="Wine"`, `name = "Wine"`, in
+/// any position; an unquoted value ends at a comma.
 pub fn about_name(about: &str) -> Option<String> {
-    let i = about.find("name=\"")? + 6;
-    let rest = &about[i..];
-    let j = rest.find('"')?;
-    let name = rest[..j].trim();
-    (!name.is_empty()).then(|| name.to_string())
+    about_field(about, "name")
+}
+
+/// One `key="value"` field of an ABOUT reply, leniently: any case for the
+/// key, spaces around `=`, quotes optional.
+pub fn about_field(about: &str, key: &str) -> Option<String> {
+    let lower = about.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(i) = lower[from..].find(key).map(|i| i + from) {
+        from = i + key.len();
+        // A whole key: not the tail of another word.
+        let before = lower[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = about[from..].trim_start();
+        let Some(rest) = rest.strip_prefix('=') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let value = if let Some(q) = rest.strip_prefix('"') {
+            &q[..q.find('"').unwrap_or(q.len())]
+        } else {
+            &rest[..rest.find(',').unwrap_or(rest.len())]
+        };
+        let value = value.trim();
+        return (!value.is_empty()).then(|| value.to_string());
+    }
+    None
 }
 
 #[cfg(test)]
@@ -198,5 +246,47 @@ mod tests {
             Some("tengen")
         );
         assert_eq!(about_name("nothing"), None);
+        // Wine's spacing.
+        assert_eq!(
+            about_name("name = \"Wine\", version =\"2.1\", author=\"x\"").as_deref(),
+            Some("Wine")
+        );
+        // Another order, another case, no quotes.
+        assert_eq!(
+            about_name("author=\"a\", Name=Rapfi, version=\"0.43\"").as_deref(),
+            Some("Rapfi")
+        );
+        // "name" inside another key is not the name.
+        assert_eq!(about_name("nickname=\"x\""), None);
+        assert_eq!(about_name("name=\"\""), None);
+        assert_eq!(
+            about_field("name=\"a\", version = \"1.2\"", "version").as_deref(),
+            Some("1.2")
+        );
+    }
+
+    #[test]
+    fn replies_and_other_output() {
+        for l in [
+            "OK",
+            "7,7",
+            " 7, 8 ",
+            "ERROR bad",
+            "UNKNOWN x",
+            "SWAP",
+            "1,2 3,4 5,6",
+        ] {
+            assert!(is_reply(l), "{l}");
+        }
+        for l in [
+            "ev +v13 nd 503 tm 2 sp 251",
+            "MESSAGE depth 3",
+            "DEBUG x",
+            "",
+            "depth 7 7,7",
+            "7,7,1",
+        ] {
+            assert!(!is_reply(l), "{l}");
+        }
     }
 }

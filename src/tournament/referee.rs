@@ -98,10 +98,13 @@ fn prepare(e: &mut EngineProcess, cfg: &GameConfig) -> Result<(), String> {
         Rule::Caro => 8,
         Rule::CaroExact => 9,
     };
+    // timeout_turn 0 means "as fast as possible" in the protocol: with a
+    // game clock and no turn limit, the turn limit is the game's time.
+    let turn = cfg.tc.turn.or(cfg.tc.game);
     let mut info = format!(
         "INFO rule {rule}\nINFO max_memory {}\nINFO timeout_turn {}\nINFO timeout_match {}\nINFO game_type 1",
         cfg.max_memory,
-        ms(cfg.tc.turn),
+        ms(turn),
         ms(cfg.tc.game)
     );
     if let Some(d) = cfg.depth {
@@ -183,9 +186,10 @@ pub fn play(
         let side = board.side_to_move();
         let e: &mut EngineProcess = if side == Color::Black { black } else { white };
         let mut msg = String::new();
-        if let Some(left) = clock[side.index()] {
-            msg.push_str(&format!("INFO time_left {}\n", left.as_millis()));
-        }
+        // Always, as Piskvork does: some engines plan only from time_left
+        // (2147483647 is the protocol's "unlimited").
+        let left_ms = clock[side.index()].map_or(2_147_483_647, |l| l.as_millis());
+        msg.push_str(&format!("INFO time_left {left_ms}\n"));
         if !told[side.index()] {
             told[side.index()] = true;
             if board.ply() == 0 {

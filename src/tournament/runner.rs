@@ -85,6 +85,8 @@ pub struct Summary {
     pub games: Vec<Played>,
     pub sprt: Option<(Sprt, f64, SprtVerdict)>,
     pub interrupted: bool,
+    /// The time control the games were played at.
+    pub tc: super::setup::TimeControl,
 }
 
 fn schedule(cfg: &MatchConfig) -> Result<Vec<Job>, String> {
@@ -294,6 +296,7 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
         games,
         sprt: sprt_state,
         interrupted,
+        tc: cfg.game.tc,
     };
     if let Some(f) = &cfg.sgf_file {
         let mut text = String::new();
@@ -541,6 +544,71 @@ pub fn report(s: &Summary) -> String {
     }
     let r: Vec<String> = reasons.iter().map(|(k, n)| format!("{k}: {n}")).collect();
     out.push_str(&format!("endings: {}\n", r.join(", ")));
+    out.push_str(&time_use(s));
+    out
+}
+
+/// Each engine's use of the clock: mean and longest move, the longest
+/// against the turn limit, and with a game clock the share of it used in
+/// games of 40 plies or more (time unused at the end is strength lost).
+pub fn time_use(s: &Summary) -> String {
+    let mut out = String::new();
+    for (i, name) in s.names.iter().enumerate() {
+        let (mut n, mut total, mut worst) = (0u64, 0u64, 0u64);
+        let mut shares = Vec::new();
+        for g in &s.games {
+            let colour = if g.black == i {
+                0
+            } else if g.white == i {
+                1
+            } else {
+                continue;
+            };
+            // Moves after the opening alternate from the side to move.
+            let first = g.record.opening.len() % 2;
+            let mine: Vec<u64> = g
+                .record
+                .moves
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| (first + k) % 2 == colour)
+                .map(|(_, &(_, ms))| ms)
+                .collect();
+            n += mine.len() as u64;
+            total += mine.iter().sum::<u64>();
+            worst = worst.max(mine.iter().copied().max().unwrap_or(0));
+            if let Some(game) = s.tc.game.filter(|_| g.record.plies() >= 40) {
+                let budget =
+                    game.as_millis() as u64 + s.tc.increment.as_millis() as u64 * mine.len() as u64;
+                shares.push(mine.iter().sum::<u64>() as f64 / budget.max(1) as f64);
+            }
+        }
+        if n == 0 {
+            continue;
+        }
+        out.push_str(&format!(
+            "time {name}: {n} moves, mean {} ms, longest {worst} ms",
+            total / n
+        ));
+        if let Some(t) = s.tc.turn {
+            out.push_str(&format!(
+                " ({:.0}% of the turn)",
+                worst as f64 * 100.0 / t.as_millis().max(1) as f64
+            ));
+        }
+        if !shares.is_empty() {
+            shares.sort_by(f64::total_cmp);
+            let mean = shares.iter().sum::<f64>() / shares.len() as f64;
+            out.push_str(&format!(
+                ", game time used in {} games of 40+ plies: mean {:.0}%, least {:.0}%, most {:.0}%",
+                shares.len(),
+                mean * 100.0,
+                shares[0] * 100.0,
+                shares[shares.len() - 1] * 100.0
+            ));
+        }
+        out.push('\n');
+    }
     out
 }
 
@@ -610,7 +678,7 @@ pub fn json(s: &Summary) -> String {
                 .map(|p| json_str(&p.to_pos_string()))
                 .collect();
             format!(
-                "    {{\"number\": {}, \"opening\": {}, \"black\": {}, \"white\": {}, \"result\": {}, \"reason\": {}, \"plies\": {}, \"moves\": [{}]}}",
+                "    {{\"number\": {}, \"opening\": {}, \"black\": {}, \"white\": {}, \"result\": {}, \"reason\": {}, \"plies\": {}, \"moves\": [{}], \"times_ms\": [{}]}}",
                 g.number,
                 json_str(&g.opening),
                 json_str(&s.names[g.black]),
@@ -618,7 +686,13 @@ pub fn json(s: &Summary) -> String {
                 json_str(g.record.outcome.code()),
                 json_str(&g.record.reason),
                 g.record.plies(),
-                moves.join(", ")
+                moves.join(", "),
+                g.record
+                    .moves
+                    .iter()
+                    .map(|(_, t)| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         })
         .collect();

@@ -1,0 +1,208 @@
+//! tengen against real outside engines (`../shared/sparring`): short
+//! matches through `pbrain-tengen match` for every rule and size each
+//! engine supports, and games refereed by an outside manager,
+//! c-gomoku-cli. They check the protocol on both sides, not strength: no
+//! protocol error that is the runner's or tengen's doing, the names the
+//! engines give in ABOUT, and every game ended by five, a draw or a real
+//! fault of the outside engine.
+//!
+//! The engines live outside the repository. Where they are absent these
+//! tests say so and pass, unless `TENGEN_REQUIRE_SPARRING=1` (CI sets it),
+//! which makes a missing engine a failure. `TENGEN_SPARRING=DIR` points at
+//! another copy.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+/// One match at a time: the engines need the cores to keep their clocks.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+const BIN: &str = env!("CARGO_BIN_EXE_pbrain-tengen");
+
+/// The sparring folder, or `None` (with a note) when it is absent and not
+/// required.
+fn sparring() -> Option<PathBuf> {
+    let dir = std::env::var_os("TENGEN_SPARRING")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sparring"));
+    let ok = [
+        "rapfi/run",
+        "pentazen/run",
+        "wine/run",
+        "c-gomoku-cli/c-gomoku-cli",
+    ]
+    .iter()
+    .all(|f| dir.join(f).exists());
+    if ok {
+        return Some(dir);
+    }
+    if std::env::var("TENGEN_REQUIRE_SPARRING").as_deref() == Ok("1") {
+        panic!(
+            "TENGEN_REQUIRE_SPARRING=1 but the sparring engines are not in {}",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "skipped: no sparring engines in {} (set TENGEN_SPARRING)",
+        dir.display()
+    );
+    None
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tengen-sparring-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Every value of `"key": "..."` in a JSON text (the runner's summary
+/// writes one game a line, strings without escaped quotes here).
+fn strings(json: &str, key: &str) -> Vec<String> {
+    let pat = format!("\"{key}\": \"");
+    let mut out = Vec::new();
+    let mut rest = json;
+    while let Some(i) = rest.find(&pat) {
+        rest = &rest[i + pat.len()..];
+        let j = rest.find('"').unwrap();
+        out.push(rest[..j].to_string());
+        rest = &rest[j..];
+    }
+    out
+}
+
+/// Plays `games` games of tengen against `engine` and checks them.
+/// Returns the game reasons.
+fn match_against(dir: &Path, engine: &str, name: &str, rule: &str, size: usize, games: usize) {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let out = scratch(&format!("{engine}-{rule}-{size}"));
+    let json = out.join("r.json");
+    let cmd = dir.join(engine).join("run");
+    let size_s = size.to_string();
+    let games_s = games.to_string();
+    let r = Command::new(BIN)
+        .args(["match", "--engine", BIN, "--engine"])
+        .arg(&cmd)
+        .args(["--rule", rule, "--size", &size_s, "--games", &games_s])
+        .args(["--tc", "100ms", "--tolerance", "1000", "--concurrency", "1"])
+        .arg("--json")
+        .arg(&json)
+        .arg("--log")
+        .arg(out.join("log"))
+        .output()
+        .expect("run match");
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{engine} {rule}: {stdout}\n{stderr}");
+    let text = std::fs::read_to_string(&json).unwrap();
+    // The first "engines" array: tengen's ABOUT name, then theirs.
+    let names_line = text.lines().find(|l| l.contains("\"engines\"")).unwrap();
+    assert!(
+        names_line.contains("\"tengen\"") && names_line.contains(&format!("\"{name}\"")),
+        "{names_line}"
+    );
+    let reasons = strings(&text, "reason");
+    let blacks = strings(&text, "black");
+    let whites = strings(&text, "white");
+    let results = strings(&text, "result");
+    assert_eq!(reasons.len(), games, "{text}");
+    for (i, why) in reasons.iter().enumerate() {
+        let fine = why == "five in a row" || why == "full board" || why == "move limit";
+        if fine {
+            continue;
+        }
+        // Any other ending is a fault of the side that lost it. tengen must
+        // never be that side. Rapfi has faults of its own (it drops a
+        // command that arrives while it finishes a move, then answers
+        // ERROR to the coordinates or waits: see the sparring README);
+        // Wine and PentaZen must play clean games.
+        let loser = if results[i] == "1-0" {
+            &whites[i]
+        } else {
+            &blacks[i]
+        };
+        assert!(
+            engine == "rapfi" && loser == name,
+            "{engine} {rule} {size}: game {} ({} vs {}) ended by '{why}', lost by {loser}\n{text}",
+            i + 1,
+            blacks[i],
+            whites[i]
+        );
+        eprintln!(
+            "{engine} {rule} {size}: game {} lost by {loser}: {why}",
+            i + 1
+        );
+    }
+}
+
+#[test]
+fn against_wine() {
+    let Some(dir) = sparring() else { return };
+    // Wine plays freestyle only, and never exits at end of input.
+    match_against(&dir, "wine", "Wine", "freestyle", 15, 4);
+}
+
+#[test]
+fn against_pentazen() {
+    let Some(dir) = sparring() else { return };
+    // PentaZen prints its search lines on stdout; 15x15 only.
+    for rule in ["freestyle", "standard", "renju"] {
+        match_against(&dir, "pentazen", "PentaZen", rule, 15, 2);
+    }
+}
+
+#[test]
+fn against_rapfi() {
+    let Some(dir) = sparring() else { return };
+    for rule in ["freestyle", "standard", "renju"] {
+        match_against(&dir, "rapfi", "Rapfi", rule, 15, 2);
+    }
+    match_against(&dir, "rapfi", "Rapfi", "freestyle", 20, 2);
+}
+
+/// tengen refereed by c-gomoku-cli, a manager written by others, against
+/// Wine (freestyle) and itself (renju, standard): every game must end by
+/// five or a draw, and tengen must never be the side that broke a rule of
+/// the protocol or the clock.
+#[test]
+fn under_c_gomoku_cli() {
+    let Some(dir) = sparring() else { return };
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let cli = dir.join("c-gomoku-cli/c-gomoku-cli");
+    for (rule, other) in [("0", "wine"), ("1", "self"), ("4", "self")] {
+        let out = scratch(&format!("cli-{rule}"));
+        let other_cmd = if other == "self" {
+            BIN.to_string()
+        } else {
+            dir.join(other).join("run").to_string_lossy().into_owned()
+        };
+        let r = Command::new(&cli)
+            .args(["-each", "tc=20/0.1"])
+            .args(["-engine", "name=tengen"])
+            .arg(format!("cmd={BIN}"))
+            .args(["-engine", &format!("name={other}")])
+            .arg(format!("cmd={other_cmd}"))
+            .args(["-rule", rule, "-boardsize", "15", "-games", "2", "-repeat"])
+            .args(["-drawafter", "225", "-concurrency", "1"])
+            .arg("-sgf")
+            .arg(out.join("games.sgf"))
+            .current_dir(&out)
+            .output()
+            .expect("run c-gomoku-cli");
+        let log =
+            String::from_utf8_lossy(&r.stdout).into_owned() + &String::from_utf8_lossy(&r.stderr);
+        let finished: Vec<&str> = log
+            .lines()
+            .filter(|l| l.contains("Finished game"))
+            .collect();
+        assert_eq!(finished.len(), 2, "rule {rule}:\n{log}");
+        for l in &finished {
+            assert!(
+                l.contains("five connection") || l.contains("draw"),
+                "rule {rule}: {l}\n{log}"
+            );
+        }
+        assert!(log.contains("Score of"), "{log}");
+    }
+}
