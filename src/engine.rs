@@ -60,53 +60,76 @@ impl Options {
         (room as usize).min(1 << 34)
     }
 
-    /// The search limits for a move, given the empty cells left and the
-    /// time already spent since the manager sent the command.
-    pub fn limits(&self, empty_cells: usize, spent: Duration) -> Limits {
+    /// The search limits for a move, given the empty cells left, the
+    /// moves played and the time already spent since the manager sent the
+    /// command.
+    ///
+    /// The hard limit is the turn time, or a seventh of the game time left
+    /// when that is smaller, less a safety margin. The planned time spreads
+    /// what is left of the game over the moves a game of Gomoku still has
+    /// ([`moves_to_go`]); the search then stops early when its best move is
+    /// settled and thinks longer when it is not ([`Limits::adaptive`]).
+    pub fn limits(&self, empty_cells: usize, ply: usize, spent: Duration) -> Limits {
         let mut limits = Limits {
             depth: self.max_depth,
             nodes: self.max_nodes,
             ..Limits::default()
         };
         let unlimited_game = self.timeout_match == 0 || self.time_left >= UNLIMITED_MS;
-        if self.timeout_turn == 0
-            && unlimited_game
-            && self.max_depth.is_none()
-            && self.max_nodes.is_none()
-        {
-            // "Play at once": a quick tactical look only.
-            limits.depth = Some(2);
-            limits.hard_time = Some(Duration::from_millis(20));
+        if self.timeout_turn == 0 && self.max_depth.is_none() && self.max_nodes.is_none() {
+            // "Play as fast as possible": a quick tactical look only.
+            limits.depth = Some(4);
+            limits.hard_time = Some(Duration::from_millis(30));
             return limits;
         }
-        let mut budget = if self.timeout_turn > 0 {
+        let turn = if self.timeout_turn > 0 {
             self.timeout_turn
         } else {
             u64::MAX
         };
-        if !unlimited_game {
-            let left = self.time_left.max(0) as u64;
-            // Share what is left over the moves still to come (at least 12),
-            // and never bet more than a fifth of it on one move.
-            let to_go = (empty_cells as u64 / 4).clamp(12, 40);
-            budget = budget.min(left / to_go);
-        }
-        if budget == u64::MAX {
+        if turn == u64::MAX && unlimited_game {
             if limits.depth.is_none() && limits.nodes.is_none() {
                 limits.hard_time = Some(Duration::from_secs(3600));
             }
             return limits;
         }
+        let left = if unlimited_game {
+            u64::MAX
+        } else {
+            self.time_left.max(0) as u64
+        };
+        let own_moves = empty_cells.div_ceil(2).max(1) as u64;
+        // Never more than a seventh of the game time on one move.
+        let mut maximum = turn.min(left / own_moves.min(7));
         // Safety margin: process and pipe overhead, scheduler noise.
-        let margin = 30 + budget / 10;
-        let hard = budget.saturating_sub(margin).max(1);
-        let hard = Duration::from_millis(hard)
-            .saturating_sub(spent)
-            .max(Duration::from_millis(1));
-        limits.hard_time = Some(hard);
-        limits.soft_time = Some(hard * 2 / 5);
+        maximum = maximum.saturating_sub(20 + maximum / 20).max(1);
+        // Time enough to spend the whole turn on every move to come?
+        let ample = left == u64::MAX || turn.saturating_mul(own_moves.min(64)) < left;
+        let optimum = if ample {
+            maximum * 9 / 10
+        } else {
+            (maximum * 9 / 10).min(left / moves_to_go(ply, empty_cells))
+        };
+        let ms = |t: u64| {
+            Duration::from_millis(t)
+                .saturating_sub(spent)
+                .max(Duration::from_millis(1))
+        };
+        limits.hard_time = Some(ms(maximum));
+        limits.soft_time = Some(ms(optimum.max(1)));
+        limits.adaptive = true;
         limits
     }
+}
+
+/// The moves of our own a game is still expected to last after `ply`
+/// plies with `empty_cells` empty: most games of Gomoku between engines
+/// end between ply 40 and 90, so about 20 moves early on, fewer as the
+/// game goes on, never fewer than 8 (a long game must not run dry), never
+/// more than the cells left.
+pub fn moves_to_go(ply: usize, empty_cells: usize) -> u64 {
+    let expected = 22u64.saturating_sub(ply as u64 / 5).max(8);
+    expected.min(empty_cells.div_ceil(2).max(1) as u64)
 }
 
 /// Why a position could not be set.
@@ -290,7 +313,7 @@ impl Engine {
         self.fit_table();
         let board = self.board.as_mut()?;
         let empty = board.width() * board.height() - board.ply();
-        let limits = self.options.limits(empty, start.elapsed());
+        let limits = self.options.limits(empty, board.ply(), start.elapsed());
         self.searcher.root_excluded = self.blocked.clone();
         let r = self.searcher.search(board, &limits, report);
         Some(r)
@@ -329,7 +352,7 @@ mod tests {
             timeout_turn: 1000,
             ..Options::default()
         };
-        let l = o.limits(200, Duration::ZERO);
+        let l = o.limits(200, 20, Duration::ZERO);
         let hard = l.hard_time.unwrap();
         assert!(
             hard < Duration::from_millis(1000) && hard > Duration::from_millis(500),
@@ -343,7 +366,7 @@ mod tests {
             time_left: 3000,
             ..Options::default()
         };
-        let hard = o.limits(200, Duration::ZERO).hard_time.unwrap();
+        let hard = o.limits(200, 20, Duration::ZERO).hard_time.unwrap();
         assert!(hard <= Duration::from_millis(600), "{hard:?}");
         // Negative time left still plays.
         let o = Options {
@@ -351,13 +374,62 @@ mod tests {
             time_left: -50,
             ..Options::default()
         };
-        assert!(o.limits(200, Duration::ZERO).hard_time.unwrap() >= Duration::from_millis(1));
+        assert!(o.limits(200, 20, Duration::ZERO).hard_time.unwrap() >= Duration::from_millis(1));
         // Play at once.
         let o = Options {
             timeout_turn: 0,
             ..Options::default()
         };
-        assert_eq!(o.limits(200, Duration::ZERO).depth, Some(2));
+        assert_eq!(o.limits(200, 20, Duration::ZERO).depth, Some(4));
+        // ... whatever the game clock says.
+        let o = Options {
+            timeout_turn: 0,
+            timeout_match: 900_000,
+            time_left: 800_000,
+            ..Options::default()
+        };
+        let l = o.limits(200, 20, Duration::ZERO);
+        assert!(l.hard_time.unwrap() <= Duration::from_millis(30), "{l:?}");
+    }
+
+    #[test]
+    fn a_game_clock_is_spent_over_the_moves_to_come() {
+        // Gomocup's 180 s / 30 s: the first move plans about a twentieth,
+        // never more than the turn, and the plan shrinks with the clock.
+        let at = |left: i64, ply: usize| {
+            let o = Options {
+                timeout_turn: 30_000,
+                timeout_match: 180_000,
+                time_left: left,
+                ..Options::default()
+            };
+            o.limits(225 - ply, ply, Duration::ZERO)
+        };
+        let l = at(180_000, 4);
+        let (soft, hard) = (l.soft_time.unwrap(), l.hard_time.unwrap());
+        assert!(l.adaptive);
+        assert!(soft >= Duration::from_millis(7_000) && soft <= Duration::from_millis(10_000));
+        assert!(
+            hard <= Duration::from_millis(30_000) && hard > soft,
+            "{hard:?}"
+        );
+        let late = at(20_000, 80);
+        assert!(late.soft_time.unwrap() <= Duration::from_millis(20_000 / 8));
+        assert!(late.hard_time.unwrap() <= Duration::from_millis(20_000 / 7));
+        // Planned moves shrink with the game but never below 8.
+        assert!(moves_to_go(0, 225) > moves_to_go(60, 165));
+        assert_eq!(moves_to_go(200, 25), 8);
+        assert_eq!(moves_to_go(200, 5), 3);
+        // A turn limit far below the game's share: the whole turn is usable.
+        let o = Options {
+            timeout_turn: 200,
+            timeout_match: 100_000_000,
+            time_left: 100_000_000,
+            ..Options::default()
+        };
+        let l = o.limits(200, 20, Duration::ZERO);
+        assert!(l.hard_time.unwrap() >= Duration::from_millis(150));
+        assert!(l.hard_time.unwrap() < Duration::from_millis(200));
     }
 
     #[test]

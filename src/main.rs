@@ -424,7 +424,10 @@ fn run_analyze(
         limits.hard_time = Some(Duration::from_millis(ms));
         limits.soft_time = Some(Duration::from_millis(ms / 2));
     }
-    let mut searcher = Searcher::new(Params::default(), hash_mib.max(1) << 20);
+    let mut searcher = Searcher::new(
+        Params::from_env().unwrap_or_default(),
+        hash_mib.max(1) << 20,
+    );
     let result = searcher.search(&mut board, &limits, |info| println!("{info}"));
     match result.best {
         Some(p) => println!(

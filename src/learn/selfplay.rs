@@ -151,7 +151,8 @@ pub fn run(
             let tx = tx.clone();
             let next = &next;
             scope.spawn(move || {
-                let mut searcher = Searcher::new(Params::default(), cfg.hash_bytes);
+                let mut searcher =
+                    Searcher::new(Params::from_env().unwrap_or_default(), cfg.hash_bytes);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= cfg.games {

@@ -339,7 +339,7 @@ impl<W: Write> Session<'_, W> {
         };
         let empty = b.width() * b.height() - b.ply();
         let n = n.min(empty).max(1);
-        let base = self.engine.options.limits(empty, at.elapsed());
+        let base = self.engine.options.limits(empty, b.ply(), at.elapsed());
         let share = |t: Option<Duration>| t.map(|t| t / n as u32);
         let limits = Limits {
             hard_time: share(base.hard_time),

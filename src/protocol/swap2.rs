@@ -30,7 +30,7 @@ fn limits(engine: &Engine, at: Instant, parts: u32) -> Limits {
         .board()
         .map(|b| b.width() * b.height())
         .unwrap_or(225);
-    let base = engine.options.limits(b, at.elapsed());
+    let base = engine.options.limits(b, 0, at.elapsed());
     let part = |t: Option<Duration>| t.map(|t| (t / parts).min(Duration::from_secs(20)));
     Limits {
         hard_time: part(base.hard_time),

@@ -41,8 +41,13 @@ pub struct Limits {
     pub nodes: Option<u64>,
     /// Stop at once when this much time has passed.
     pub hard_time: Option<Duration>,
-    /// Start no new iteration after this much time.
+    /// Start no new iteration after this much time (with `adaptive`, the
+    /// planned time of a move whose search is neither stable nor unstable).
     pub soft_time: Option<Duration>,
+    /// Scale `soft_time` by how settled the search is: less when the best
+    /// move and score hold from iteration to iteration, more (up to the
+    /// hard limit) when the best move changes or the score falls.
+    pub adaptive: bool,
 }
 
 impl Limits {
@@ -134,6 +139,37 @@ pub struct Searcher {
     /// Cells the search may not play at the root (Yixin-Board's YXBLOCK).
     pub root_excluded: Vec<Pos>,
     vcf_line: Vec<Pos>,
+    /// The best root move of the iteration under way, once one has been
+    /// searched in full and beaten alpha: move, score, line.
+    root_best: Option<(Pos, i32, Pv)>,
+    /// The score of the last search (our previous move), for time
+    /// management.
+    last_score: Option<i32>,
+}
+
+/// The time to stop after an iteration, from the planned time `soft`: half
+/// of it while the best move holds, up to about twice that (never past
+/// 60% of the hard limit, so the next iteration has time to change
+/// something) when the best move changes (`changes`, a decaying count of
+/// changes) or the score falls below the previous move's.
+pub fn adapt_time(
+    soft: Duration,
+    hard: Option<Duration>,
+    changes: i64,
+    last: Option<i32>,
+    score: i32,
+) -> Duration {
+    // Percent: 100 = the planned time.
+    let mut pct: i64 = 60 + 15 * changes.min(8);
+    if let Some(l) = last.filter(|l| !is_decisive(*l) && !is_decisive(score)) {
+        let fall = (l - score) as i64;
+        pct += (fall / 2).clamp(0, 80);
+    }
+    let t = soft * pct.clamp(40, 250) as u32 / 100;
+    match hard {
+        Some(h) => t.min(h * 3 / 5),
+        None => t,
+    }
 }
 
 impl std::fmt::Debug for Searcher {
@@ -160,6 +196,8 @@ impl Searcher {
             limits: Limits::default(),
             root_excluded: Vec::new(),
             vcf_line: Vec::with_capacity(64),
+            root_best: None,
+            last_score: None,
         }
     }
 
@@ -206,7 +244,10 @@ impl Searcher {
             pv: Vec::new(),
         };
         let mut prev = 0;
+        // Best-move changes, halved each iteration (time management).
+        let mut changes = 0i64;
         for depth in 1..=max_depth {
+            self.root_best = None;
             self.seldepth = 0;
             let mut pv = Pv::new();
             let (mut alpha, mut beta) = (-WIN, WIN);
@@ -230,13 +271,25 @@ impl Searcher {
                 delta *= 4;
             };
             if self.stopped {
-                // Keep the last completed iteration, unless none is.
-                if result.best.is_none() && !pv.is_empty() {
+                // A root move searched in full that beat the window's
+                // alpha is better than the moves before it, the last
+                // iteration's best among them: take it.
+                if let Some((m, s, line)) = self.root_best.take() {
+                    if result.best != Some(m) {
+                        result.best = Some(m);
+                        result.score = s;
+                        result.pv = line.to_vec();
+                    }
+                } else if result.best.is_none() && !pv.is_empty() {
                     result.best = pv.first().copied();
                     result.pv = pv.to_vec();
                 }
                 break;
             }
+            if depth > 1 && result.best != pv.first().copied() {
+                changes += 4;
+            }
+            changes /= 2;
             prev = score;
             result = SearchResult {
                 best: pv.first().copied(),
@@ -259,11 +312,19 @@ impl Searcher {
             if is_decisive(score) && WIN - score.abs() <= depth {
                 break;
             }
-            if limits.soft_time.is_some_and(|t| elapsed >= t) {
-                break;
+            if let Some(t) = limits.soft_time {
+                let t = if limits.adaptive {
+                    adapt_time(t, limits.hard_time, changes, self.last_score, score)
+                } else {
+                    t
+                };
+                if elapsed >= t {
+                    break;
+                }
             }
         }
         result.nodes = self.nodes;
+        self.last_score = (result.depth > 0).then_some(result.score);
         if result.best.is_none() {
             result.best = self.fallback_move(board);
         }
@@ -380,6 +441,18 @@ impl Searcher {
             }
         }
 
+        // Razoring: far below alpha with nothing threatened, only a threat
+        // of our own could help; the horizon looks for that.
+        if ply > 0 && beta - alpha == 1 && depth >= 1 && depth <= self.params.razor_depth {
+            if let Some(e) = board.quiet_eval(&self.params) {
+                if e + self.params.razor_margin * depth < alpha {
+                    if let Some(v) = board.horizon(self, ply, 0) {
+                        return v;
+                    }
+                }
+            }
+        }
+
         let width = if ply == 0 {
             self.params.root_width
         } else {
@@ -419,13 +492,22 @@ impl Searcher {
             if i >= prune_from && best > -WIN_MIN && !board.is_tactical(p) {
                 continue;
             }
+            let important = board.is_tactical(p) || board.blocks_threat(p);
             board.make(p);
             let new_depth = child_depth(kind, moves.len(), depth);
             let mut score;
             if i == 0 {
                 score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
             } else {
-                let r = if !forced && depth >= self.params.lmr_depth && i >= self.params.lmr_index {
+                let r = if forced {
+                    0
+                } else if self.params.lmr_scale > 0 {
+                    let pv_node = beta - alpha > 1;
+                    let r = lmr_table(depth, i + 1, self.params.lmr_scale)
+                        - pv_node as i32
+                        - important as i32;
+                    r.clamp(0, (new_depth - 1).max(0))
+                } else if depth >= self.params.lmr_depth && i >= self.params.lmr_index {
                     1 + (i >= 2 * self.params.lmr_index) as i32
                 } else {
                     0
@@ -459,6 +541,9 @@ impl Searcher {
                     pv.clear();
                     pv.push(p);
                     let _ = pv.try_extend_from_slice(&child);
+                    if ply == 0 {
+                        self.root_best = Some((p, score, pv.clone()));
+                    }
                     if alpha >= beta {
                         if !forced {
                             let k = &mut self.killers[ply];
@@ -469,6 +554,12 @@ impl Searcher {
                         }
                         let h = &mut self.history[me][p.index()];
                         *h = (*h + depth * depth).min(1 << 20);
+                        if self.params.history_malus && !forced {
+                            for q in moves[..i].iter() {
+                                let h = &mut self.history[me][q.pos.index()];
+                                *h = (*h - depth * depth).max(-(1 << 20));
+                            }
+                        }
                         break;
                     }
                 }
@@ -514,6 +605,23 @@ impl Searcher {
     }
 }
 
+/// `256 * ln(i)`, rounded, for i up to 64 (integers, so the reductions
+/// are the same on every platform).
+const LN256: [i32; 65] = [
+    0, 0, 177, 281, 355, 412, 459, 498, 532, 562, 589, 614, 636, 657, 676, 693, 710, 725, 740, 754,
+    767, 779, 791, 803, 814, 824, 834, 844, 853, 862, 871, 879, 887, 895, 903, 910, 917, 924, 931,
+    938, 944, 951, 957, 963, 969, 975, 980, 986, 991, 996, 1001, 1007, 1012, 1016, 1021, 1026,
+    1030, 1035, 1039, 1044, 1048, 1052, 1057, 1061, 1065,
+];
+
+/// The late-move reduction of the `n`-th move (from 1) at `depth`:
+/// `ln(depth) * ln(n) * scale / 100`, rounded down.
+pub fn lmr_table(depth: i32, n: usize, scale: i32) -> i32 {
+    let d = LN256[depth.clamp(0, 64) as usize];
+    let m = LN256[n.min(64)];
+    d * m / 256 * scale / (256 * 100)
+}
+
 /// The depth a child is searched to: a lone forced reply costs no depth.
 pub fn child_depth(kind: NodeKind, moves: usize, depth: i32) -> i32 {
     if kind == NodeKind::Forced && moves == 1 {
@@ -551,6 +659,9 @@ pub trait SearchNode {
     /// Does move `m` make a three or a four for the side to move (never
     /// pruned by move count)?
     fn is_tactical(&self, m: Pos) -> bool;
+    /// Does move `m` take a cell where the opponent would make an open
+    /// three or a four?
+    fn blocks_threat(&self, m: Pos) -> bool;
     /// The moves to search, ordered.
     fn generate(
         &mut self,
@@ -651,6 +762,10 @@ impl SearchNode for Board {
 
     fn is_tactical(&self, m: Pos) -> bool {
         self.class(self.side_to_move(), m) >= Class::Flex3
+    }
+
+    fn blocks_threat(&self, m: Pos) -> bool {
+        self.class(self.side_to_move().opposite(), m) >= Class::Flex3
     }
 
     fn quiet_eval(&mut self, params: &Params) -> Option<i32> {

@@ -23,6 +23,16 @@ pub struct Params {
     /// Late-move reductions: from this depth, from this move index.
     pub lmr_depth: i32,
     pub lmr_index: usize,
+    /// Late-move reductions from a table instead: a move's reduction is
+    /// `ln(depth) * ln(move number) * lmr_scale / 100` plies, one less on a
+    /// PV node and one less for a move that makes or stops a three or a
+    /// four (0: the fixed steps above).
+    pub lmr_scale: i32,
+    /// Razoring: at a non-PV node of depth at most `razor_depth` whose
+    /// quiet static value is below alpha by `razor_margin` a ply, the
+    /// horizon's answer (threat search, then the static value) is trusted.
+    pub razor_depth: i32,
+    pub razor_margin: i32,
     /// Plies past the horizon searched while the opponent threatens a VCF.
     pub threat_extension: i32,
     /// Subtracted from the static value at the horizon when the opponent
@@ -44,6 +54,9 @@ pub struct Params {
     /// index `(3 + depth * depth) / 2` on are skipped unless they make a
     /// three or a four.
     pub lmp_depth: i32,
+    /// History: at a cut, the moves searched before the cutting move lose
+    /// what it gains (0: they keep their score).
+    pub history_malus: bool,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
     /// Threat search: most attacker moves in one VCF line.
@@ -64,6 +77,9 @@ impl Default for Params {
             aspiration: 60,
             lmr_depth: 3,
             lmr_index: 4,
+            lmr_scale: 0,
+            razor_depth: 0,
+            razor_margin: 60,
             threat_extension: 0,
             vcf_threat_penalty: 0,
             static_four_three: true,
@@ -71,6 +87,7 @@ impl Default for Params {
             rfp_depth: 4,
             rfp_margin: 80,
             lmp_depth: 0,
+            history_malus: false,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2000,
@@ -129,6 +146,9 @@ impl Params {
             "aspiration" => self.aspiration = value.max(1) as i32,
             "lmr_depth" => self.lmr_depth = value as i32,
             "lmr_index" => self.lmr_index = n(value)?,
+            "lmr_scale" => self.lmr_scale = value as i32,
+            "razor_depth" => self.razor_depth = value as i32,
+            "razor_margin" => self.razor_margin = value as i32,
             "threat_extension" => self.threat_extension = value as i32,
             "vcf_threat_penalty" => self.vcf_threat_penalty = value as i32,
             "static_four_three" => self.static_four_three = value != 0,
@@ -136,6 +156,7 @@ impl Params {
             "rfp_depth" => self.rfp_depth = value as i32,
             "rfp_margin" => self.rfp_margin = value as i32,
             "lmp_depth" => self.lmp_depth = value as i32,
+            "history_malus" => self.history_malus = value != 0,
             "vcf_depth" => self.vcf_depth = n(value)? as u32,
             "vcf_nodes" => self.vcf_nodes = n(value)? as u64,
             _ => return Err(format!("unknown search parameter '{name}'")),

@@ -75,6 +75,10 @@ impl SearchNode for Tree {
         false
     }
 
+    fn blocks_threat(&self, _m: Pos) -> bool {
+        false
+    }
+
     fn generate(
         &mut self,
         _params: &Params,
@@ -194,12 +198,29 @@ fn random_position(rng: &mut StdRng, rule: Rule, size: usize, plies: usize) -> B
 }
 
 #[test]
+fn lmr_table_grows_with_depth_and_move_number() {
+    assert_eq!(lmr_table(1, 10, 100), 0);
+    assert_eq!(lmr_table(10, 1, 100), 0);
+    // ln 4 * ln 4 = 1.92; ln 8 * ln 8 = 4.32.
+    assert_eq!(lmr_table(4, 4, 100), 1);
+    assert_eq!(lmr_table(8, 8, 100), 4);
+    for d in 1..40 {
+        for n in 1..40 {
+            assert!(lmr_table(d + 1, n, 100) >= lmr_table(d, n, 100));
+            assert!(lmr_table(d, n + 1, 100) >= lmr_table(d, n, 100));
+        }
+    }
+}
+
+#[test]
 fn alpha_beta_equals_minimax_on_random_positions() {
     let mut rng = StdRng::seed_from_u64(99);
     // Exact search: no reduction or forward pruning.
     let params = Params {
         tt: false,
         lmr_depth: i32::MAX,
+        lmr_scale: 0,
+        razor_depth: 0,
         rfp_depth: 0,
         lmp_depth: 0,
         width: 5,
