@@ -210,6 +210,10 @@ impl Engine {
             Board::new_rect(w, h, self.options.rule).map_err(|_| EngineError::BadSize(w, h))?;
         self.board = Some(board);
         self.blocked.clear();
+        // A new game starts from nothing learnt: the same game plays the
+        // same way whatever was played before (node-limited matches are
+        // reproducible game by game, so resumed and sharded ones agree).
+        self.searcher.clear();
         Ok(())
     }
 

@@ -47,6 +47,19 @@ enum Command {
     },
     /// Play a match (or a tournament) between Gomocup engines.
     Match(Box<MatchArgs>),
+    /// One summary from the JSON results of a match's shards (`match
+    /// --shard K/N --json F`), as one run of all their games would print.
+    Merge {
+        /// Results files written by `match --json`.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Write the merged summary as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write all games to this SGF file.
+        #[arg(long)]
+        sgf: Option<PathBuf>,
+    },
     /// Search the fixed bench positions; the last line is `N nodes M nps`
     /// (N is the signature of search behaviour).
     Bench {
@@ -115,6 +128,7 @@ fn main() -> ExitCode {
         }) => run_perft(depth, size, &rule, &moves),
         Some(Command::Bench { depth, movetime }) => run_bench(depth, movetime),
         Some(Command::Match(args)) => run_match(*args),
+        Some(Command::Merge { files, json, sgf }) => run_merge(&files, json, sgf),
         Some(Command::Selfplay(args)) => run_selfplay(args),
         Some(Command::Tune(args)) => run_tune(args),
         Some(Command::Analyze {
@@ -268,6 +282,15 @@ struct MatchArgs {
     /// Log every engine's input and output in this folder.
     #[arg(long)]
     log: Option<PathBuf>,
+    /// Play only part K of N (e.g. 2/8) of the game list: whole
+    /// colour-swapped pairs, so N processes anywhere play the match
+    /// together (join their --json files with `merge`).
+    #[arg(long)]
+    shard: Option<String>,
+    /// Continue the match whose results (--json) are in this file: its
+    /// games are kept, the rest played.
+    #[arg(long)]
+    resume: Option<PathBuf>,
 }
 
 fn match_config(a: MatchArgs) -> Result<MatchConfig, String> {
@@ -324,7 +347,21 @@ fn match_config(a: MatchArgs) -> Result<MatchConfig, String> {
         o => return Err(format!("--order {o}: expected sequential or random")),
     };
     let sprt = a.sprt.as_deref().map(Sprt::parse).transpose()?;
-    Ok(MatchConfig {
+    let shard = match a.shard.as_deref() {
+        None => None,
+        Some(s) => {
+            let bad = || format!("--shard {s}: expected K/N with 1 <= K <= N");
+            let (k, n) = s.split_once('/').ok_or_else(bad)?;
+            let k: usize = k.trim().parse().map_err(|_| bad())?;
+            let n: usize = n.trim().parse().map_err(|_| bad())?;
+            if k == 0 || k > n {
+                return Err(bad());
+            }
+            Some((k, n))
+        }
+    };
+    let resume = a.resume.clone();
+    let mut cfg = MatchConfig {
         engines,
         games: a.games,
         concurrency: a.concurrency.max(1),
@@ -348,7 +385,22 @@ fn match_config(a: MatchArgs) -> Result<MatchConfig, String> {
         sgf_file: a.sgf,
         json_file: a.json,
         log_dir: a.log,
-    })
+        shard,
+        done: Vec::new(),
+    };
+    if let Some(path) = resume {
+        let saved = tengen::tournament::results::load(&path)?;
+        if saved.config != cfg.fingerprint() || saved.shard != cfg.shard {
+            return Err(format!(
+                "{} holds another match (its settings differ):\n  {}\n  {}",
+                path.display(),
+                saved.config,
+                cfg.fingerprint()
+            ));
+        }
+        cfg.done = saved.games;
+    }
+    Ok(cfg)
 }
 
 fn run_match(args: MatchArgs) -> ExitCode {
@@ -380,6 +432,53 @@ fn run_match(args: MatchArgs) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn run_merge(files: &[PathBuf], json: Option<PathBuf>, sgf: Option<PathBuf>) -> ExitCode {
+    use tengen::tournament::results;
+    let parts = match files
+        .iter()
+        .map(|f| results::load(f))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let (summary, scheduled) = match results::merge(&parts) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    if summary.games.len() < scheduled {
+        eprintln!(
+            "note: {} of the {scheduled} games of these parts were played",
+            summary.games.len()
+        );
+    }
+    if let Some(f) = &json {
+        if let Err(e) = std::fs::write(f, runner::json(&summary)) {
+            return fail(format!("cannot write {}: {e}", f.display()));
+        }
+    }
+    if let Some(f) = &sgf {
+        let text: String = summary
+            .games
+            .iter()
+            .map(|g| {
+                tengen::tournament::records::sgf(
+                    &g.record,
+                    summary.size,
+                    summary.rule.name(),
+                    &summary.names[g.black],
+                    &summary.names[g.white],
+                )
+            })
+            .collect();
+        if let Err(e) = std::fs::write(f, text) {
+            return fail(format!("cannot write {}: {e}", f.display()));
+        }
+    }
+    print!("{}", runner::report(&summary));
+    ExitCode::SUCCESS
 }
 
 fn run_bench(depth: Option<i32>, movetime: Option<u64>) -> ExitCode {

@@ -456,3 +456,179 @@ fn ctrl_c_keeps_finished_games() {
     let games = j.matches("\"number\"").count();
     assert!((2..200).contains(&games), "{games} games kept");
 }
+
+/// Rows of a results file that must agree between runs of the same games:
+/// every game (number, colours, moves, result, reason).
+fn games_of(json: &Path) -> Vec<String> {
+    let text = fs::read_to_string(json).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            format!(
+                "{} {} {} {} {} {}",
+                g["number"], g["black"], g["white"], g["moves"], g["result"], g["reason"]
+            )
+        })
+        .collect()
+}
+
+/// The summary lines that depend on the games only (not the clock).
+fn stats_lines(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| !l.starts_with("time "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A node-limited self-play match played whole, as 4 shards started by
+/// GNU parallel (or directly when it is not installed) and merged, and
+/// interrupted and resumed: the same games, the same summary.
+#[test]
+fn shards_merged_and_resumed_equal_the_whole_match() {
+    let d = scratch("shards");
+    let book = d.join("book.txt");
+    fs::write(&book, "h8i9\nh8h9\nh8i8\nh8j10\nh8g7j9\n").unwrap();
+    let base: Vec<String> = [
+        "--engine",
+        BIN,
+        "--engine",
+        &format!("name=other,cmd={BIN}"),
+        "--games",
+        "8",
+        "--nodes",
+        "2000",
+        "--tc",
+        "10s",
+        "--openings",
+        book.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let args = |extra: &[String]| -> Vec<String> { base.iter().chain(extra).cloned().collect() };
+    let full = d.join("full.json");
+    let (ok, full_out, err, _) = {
+        let a = args(&["--json".into(), full.to_string_lossy().into()]);
+        run_match(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    assert!(ok, "{err}");
+
+    // Four shards.
+    let shard_file = |k: usize| d.join(format!("shard{k}.json"));
+    let have_parallel = Command::new("parallel").arg("--version").output().is_ok();
+    if have_parallel {
+        let cmd = format!(
+            "{BIN} match {} --shard {{}}/4 --json {}/shard{{}}.json",
+            base.iter()
+                .map(|a| format!("'{a}'"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            d.display()
+        );
+        let out = Command::new("parallel")
+            .args(["--will-cite", "-j", "2", &cmd, ":::", "1", "2", "3", "4"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    } else {
+        eprintln!("note: GNU parallel is not installed: shards started directly");
+        for k in 1..=4 {
+            let a = args(&[
+                "--shard".into(),
+                format!("{k}/4"),
+                "--json".into(),
+                shard_file(k).to_string_lossy().into(),
+            ]);
+            let (ok, _, err, _) = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
+            assert!(ok, "{err}");
+        }
+    }
+    let mut shard_games = 0;
+    for k in 1..=4 {
+        let g = games_of(&shard_file(k));
+        assert_eq!(g.len(), 2, "shard {k}: one colour-swapped pair");
+        shard_games += g.len();
+    }
+    assert_eq!(shard_games, 8);
+    let merged = d.join("merged.json");
+    let out = Command::new(BIN)
+        .arg("merge")
+        .args((1..=4).map(shard_file))
+        .arg("--json")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let merged_out = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(games_of(&merged), games_of(&full));
+    assert_eq!(stats_lines(&merged_out), stats_lines(&full_out));
+
+    // Interrupted after 3 games (the first 3 of the whole run's file),
+    // then resumed: the rest are played, the summary is the whole one.
+    let text = fs::read_to_string(&full).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["games"].as_array_mut().unwrap().truncate(3);
+    v["interrupted"] = serde_json::Value::Bool(true);
+    let part = d.join("part.json");
+    fs::write(&part, v.to_string()).unwrap();
+    let resumed = d.join("resumed.json");
+    let a = args(&[
+        "--resume".into(),
+        part.to_string_lossy().into(),
+        "--json".into(),
+        resumed.to_string_lossy().into(),
+    ]);
+    let (ok, resumed_out, err, _) = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(ok, "{err}");
+    assert_eq!(games_of(&resumed), games_of(&full));
+    assert_eq!(stats_lines(&resumed_out), stats_lines(&full_out));
+
+    // Overlapping or mismatched parts are errors.
+    let twice = Command::new(BIN)
+        .args(["merge"])
+        .arg(shard_file(1))
+        .arg(shard_file(1))
+        .output()
+        .unwrap();
+    assert_eq!(twice.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("twice"));
+    let mixed = Command::new(BIN)
+        .args(["merge"])
+        .arg(&full)
+        .arg(shard_file(2))
+        .output()
+        .unwrap();
+    assert_eq!(mixed.status.code(), Some(2));
+    let mut other = base.clone();
+    let i = other.iter().position(|a| a == "2000").unwrap();
+    other[i] = "2001".into();
+    let a: Vec<String> = other
+        .into_iter()
+        .chain(["--resume".to_string(), part.to_string_lossy().into()])
+        .collect();
+    let (ok, _, err, _) = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(!ok && err.contains("another match"), "{err}");
+    let bad = Command::new(BIN)
+        .args(["merge"])
+        .arg(&book)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("error:"));
+    for s in ["0/4", "5/4", "x", "1/0"] {
+        let a = args(&["--shard".into(), s.into()]);
+        let (ok, _, err, _) = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(!ok && err.contains("--shard"), "{s}: {err}");
+    }
+}

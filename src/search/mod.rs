@@ -211,6 +211,7 @@ impl Searcher {
         self.tt.clear();
         self.killers = [[None; 2]; MAX_PLY];
         self.history.iter_mut().for_each(|h| h.fill(0));
+        self.last_score = None;
     }
 
     /// Searches `board` (left as it was) within `limits`, reporting each

@@ -42,6 +42,52 @@ pub struct MatchConfig {
     pub sgf_file: Option<PathBuf>,
     pub json_file: Option<PathBuf>,
     pub log_dir: Option<PathBuf>,
+    /// Play only part K of N (1-based) of the game list: whole
+    /// colour-swapped pairs, every N-th pair from the K-th.
+    pub shard: Option<(usize, usize)>,
+    /// Games already played (from `--resume`): kept, not played again.
+    pub done: Vec<Played>,
+}
+
+impl MatchConfig {
+    /// Everything that decides which games are played and how, as one
+    /// line: results of runs with different fingerprints cannot be merged
+    /// or resumed into each other.
+    pub fn fingerprint(&self) -> String {
+        // FNV-1a over the book.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in self.openings.join("\n").bytes() {
+            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+        let engines: Vec<String> = self
+            .engines
+            .iter()
+            .map(|e| match &e.name {
+                Some(n) => format!("{n}={}", e.argv.join(" ")),
+                None => e.argv.join(" "),
+            })
+            .collect();
+        let g = &self.game;
+        format!(
+            "engines={engines:?} games={} rule={} size={} tc={:?}/{:?}+{:?} depth={:?} nodes={:?} memory={} draw_after={:?} book={h:016x}:{} order={} seed={} transform={} gauntlet={} sprt={}",
+            self.games,
+            g.rule.name(),
+            g.size,
+            g.tc.turn,
+            g.tc.game,
+            g.tc.increment,
+            g.depth,
+            g.nodes,
+            g.max_memory,
+            g.draw_after,
+            self.openings.len(),
+            if self.random_order { "random" } else { "sequential" },
+            self.seed,
+            self.transform,
+            self.gauntlet,
+            self.sprt.map(|s| s.spec()).unwrap_or_else(|| "none".into()),
+        )
+    }
 }
 
 /// One game to play.
@@ -87,6 +133,13 @@ pub struct Summary {
     pub interrupted: bool,
     /// The time control the games were played at.
     pub tc: super::setup::TimeControl,
+    /// [`MatchConfig::fingerprint`] of the match.
+    pub config: String,
+    /// Games this run (or shard) was to play, resumed ones included.
+    pub scheduled: usize,
+    pub shard: Option<(usize, usize)>,
+    pub size: usize,
+    pub rule: crate::types::Rule,
 }
 
 fn schedule(cfg: &MatchConfig) -> Result<Vec<Job>, String> {
@@ -103,7 +156,8 @@ fn schedule(cfg: &MatchConfig) -> Result<Vec<Job>, String> {
         order.shuffle(&mut StdRng::seed_from_u64(cfg.seed));
     }
     let mut jobs = Vec::new();
-    for &(a, b) in &pairs {
+    let rounds = cfg.games.div_ceil(2);
+    for (pair_index, &(a, b)) in pairs.iter().enumerate() {
         for g in 0..cfg.games {
             let round = g / 2;
             let (text, opening) = if order.is_empty() {
@@ -121,8 +175,15 @@ fn schedule(cfg: &MatchConfig) -> Result<Vec<Job>, String> {
                 (text, moves)
             };
             let (black, white) = if g % 2 == 0 { (a, b) } else { (b, a) };
+            let number = pair_index * cfg.games + g + 1;
+            if let Some((k, n)) = cfg.shard {
+                // Whole colour-swapped pairs: the unit is (pair, round).
+                if (pair_index * rounds + round) % n != k - 1 {
+                    continue;
+                }
+            }
             jobs.push(Job {
-                number: jobs.len() + 1,
+                number,
                 pair: (a, b),
                 round,
                 black,
@@ -151,8 +212,16 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
     if cfg.engines.len() < 2 {
         return Err("a match needs at least two engines".into());
     }
-    let jobs = schedule(cfg)?;
+    let mut jobs = schedule(cfg)?;
     let total = jobs.len();
+    let scheduled: Vec<usize> = jobs.iter().map(|j| j.number).collect();
+    if let Some(g) = cfg.done.iter().find(|g| !scheduled.contains(&g.number)) {
+        return Err(format!(
+            "the results to resume hold game {}, which this match does not play",
+            g.number
+        ));
+    }
+    jobs.retain(|j| !cfg.done.iter().any(|g| g.number == j.number));
     if let Some(d) = &cfg.psq_dir {
         fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
     }
@@ -230,41 +299,20 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
     let mut pairs: Vec<((usize, usize), PairStats)> = Vec::new();
     let mut games: Vec<Played> = Vec::new();
     let mut sprt_state = None;
+    for p in &cfg.done {
+        add_game(&mut pairs, p);
+        games.push(p.clone());
+    }
     let tty = std::io::stderr().is_terminal();
     let started = Instant::now();
     loop {
         match rx.recv_timeout(Duration::from_millis(100)) {
             Ok(p) => {
                 record_game(cfg, &names, &p)?;
-                let idx = match pairs.iter().position(|(k, _)| *k == p.pair) {
-                    Some(i) => i,
-                    None => {
-                        pairs.push((p.pair, PairStats::default()));
-                        pairs.len() - 1
-                    }
-                };
-                let st = &mut pairs[idx].1;
-                let first = p.pair.0;
-                match points(&p, first) {
-                    2 => st.wdl.wins += 1,
-                    1 => st.wdl.draws += 1,
-                    _ => st.wdl.losses += 1,
-                }
-                let pts = points(&p, first);
-                match st.pending.remove(&p.round) {
-                    Some(other) => st.penta.add(other, pts),
-                    None => {
-                        st.pending.insert(p.round, pts);
-                    }
-                }
+                add_game(&mut pairs, &p);
                 games.push(p);
-                if let (Some(s), Some((_, first_pair))) = (cfg.sprt, pairs.first()) {
-                    let llr = if first_pair.penta.pairs() > 0 {
-                        s.llr_penta(&first_pair.penta)
-                    } else {
-                        s.llr_wdl(&first_pair.wdl)
-                    };
-                    let verdict = s.verdict(llr);
+                if let Some(s) = cfg.sprt {
+                    let (llr, verdict) = sprt_of(s, &pairs);
                     sprt_state = Some((s, llr, verdict));
                     if verdict != SprtVerdict::Continue {
                         stop.store(true, Ordering::SeqCst);
@@ -289,15 +337,18 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
             let _ = w.join();
         }
     }
-    games.sort_by_key(|g| g.number);
-    let summary = Summary {
+    let summary = summarize(SummaryInput {
         names,
-        pairs,
         games,
-        sprt: sprt_state,
+        sprt: cfg.sprt,
         interrupted,
         tc: cfg.game.tc,
-    };
+        config: cfg.fingerprint(),
+        scheduled: total,
+        shard: cfg.shard,
+        size: cfg.game.size,
+        rule: cfg.game.rule,
+    });
     if let Some(f) = &cfg.sgf_file {
         let mut text = String::new();
         for g in &summary.games {
@@ -315,6 +366,87 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
         fs::write(f, json(&summary)).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
     }
     Ok(summary)
+}
+
+/// Adds a finished game to its pair's statistics (first engine's view);
+/// the pentanomial pairs games by round, whatever order they finish in.
+fn add_game(pairs: &mut Vec<((usize, usize), PairStats)>, p: &Played) {
+    let idx = match pairs.iter().position(|(k, _)| *k == p.pair) {
+        Some(i) => i,
+        None => {
+            pairs.push((p.pair, PairStats::default()));
+            pairs.len() - 1
+        }
+    };
+    let st = &mut pairs[idx].1;
+    let pts = points(p, p.pair.0);
+    match pts {
+        2 => st.wdl.wins += 1,
+        1 => st.wdl.draws += 1,
+        _ => st.wdl.losses += 1,
+    }
+    match st.pending.remove(&p.round) {
+        Some(other) => st.penta.add(other, pts),
+        None => {
+            st.pending.insert(p.round, pts);
+        }
+    }
+}
+
+/// The SPRT on the first pair: pentanomial once a pair is complete.
+fn sprt_of(s: Sprt, pairs: &[((usize, usize), PairStats)]) -> (f64, SprtVerdict) {
+    let Some((_, first)) = pairs.first() else {
+        return (0.0, SprtVerdict::Continue);
+    };
+    let llr = if first.penta.pairs() > 0 {
+        s.llr_penta(&first.penta)
+    } else {
+        s.llr_wdl(&first.wdl)
+    };
+    (llr, s.verdict(llr))
+}
+
+/// What a summary is made from.
+pub struct SummaryInput {
+    pub names: Vec<String>,
+    pub games: Vec<Played>,
+    pub sprt: Option<Sprt>,
+    pub interrupted: bool,
+    pub tc: super::setup::TimeControl,
+    pub config: String,
+    pub scheduled: usize,
+    pub shard: Option<(usize, usize)>,
+    pub size: usize,
+    pub rule: crate::types::Rule,
+}
+
+/// The summary of a set of games, computed from the games alone in game
+/// order: a run, its shards merged, or a resumed run give the same one.
+pub fn summarize(input: SummaryInput) -> Summary {
+    let mut games = input.games;
+    games.sort_by_key(|g| g.number);
+    let mut pairs = Vec::new();
+    for g in &games {
+        add_game(&mut pairs, g);
+    }
+    pairs.sort_by_key(|(k, _)| *k);
+    let sprt = input.sprt.map(|s| {
+        let (llr, v) = sprt_of(s, &pairs);
+        (s, llr, v)
+    });
+    Summary {
+        names: input.names,
+        pairs,
+        games,
+        sprt,
+        interrupted: input.interrupted,
+        tc: input.tc,
+        config: input.config,
+        scheduled: input.scheduled,
+        shard: input.shard,
+        size: input.size,
+        rule: input.rule,
+    }
 }
 
 /// Plays one job, (re)starting engines as needed; an engine that broke
@@ -665,6 +797,16 @@ pub fn json(s: &Summary) -> String {
         None => j.push_str("  \"sprt\": null,\n"),
     }
     j.push_str(&format!("  \"interrupted\": {},\n", s.interrupted));
+    j.push_str(&format!("  \"config\": {},\n", json_str(&s.config)));
+    j.push_str(&format!(
+        "  \"shard\": {}, \"scheduled\": {}, \"size\": {}, \"rule\": {},\n",
+        s.shard
+            .map(|(k, n)| format!("[{k}, {n}]"))
+            .unwrap_or_else(|| "null".into()),
+        s.scheduled,
+        s.size,
+        json_str(s.rule.name())
+    ));
     j.push_str("  \"games\": [\n");
     let rows: Vec<String> = s
         .games
@@ -678,7 +820,7 @@ pub fn json(s: &Summary) -> String {
                 .map(|p| json_str(&p.to_pos_string()))
                 .collect();
             format!(
-                "    {{\"number\": {}, \"opening\": {}, \"black\": {}, \"white\": {}, \"result\": {}, \"reason\": {}, \"plies\": {}, \"moves\": [{}], \"times_ms\": [{}]}}",
+                "    {{\"number\": {}, \"opening\": {}, \"black\": {}, \"white\": {}, \"result\": {}, \"reason\": {}, \"plies\": {}, \"moves\": [{}], \"times_ms\": [{}], \"pair\": [{}, {}], \"round\": {}, \"black_index\": {}, \"white_index\": {}, \"opening_plies\": {}}}",
                 g.number,
                 json_str(&g.opening),
                 json_str(&s.names[g.black]),
@@ -692,7 +834,13 @@ pub fn json(s: &Summary) -> String {
                     .iter()
                     .map(|(_, t)| t.to_string())
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                g.pair.0,
+                g.pair.1,
+                g.round,
+                g.black,
+                g.white,
+                g.record.opening.len()
             )
         })
         .collect();

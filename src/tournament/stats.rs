@@ -187,6 +187,19 @@ pub enum SprtVerdict {
 
 impl Sprt {
     /// Parses `elo0=E0,elo1=E1[,alpha=A,beta=B][,model=normalized|logistic|bayesian]`.
+    /// The settings as `parse` reads them (round-trips exactly).
+    pub fn spec(&self) -> String {
+        let model = match self.model {
+            SprtModel::Normalized => "normalized",
+            SprtModel::Logistic => "logistic",
+            SprtModel::Bayesian => "bayesian",
+        };
+        format!(
+            "elo0={},elo1={},alpha={},beta={},model={model}",
+            self.elo0, self.elo1, self.alpha, self.beta
+        )
+    }
+
     pub fn parse(s: &str) -> Result<Sprt, String> {
         let mut sprt = Sprt {
             elo0: 0.0,
