@@ -56,6 +56,28 @@ fn run_match(args: &[&str]) -> (bool, String, String, Duration) {
     )
 }
 
+/// tengen against `engine`, two games at 100 ms a move, results in `json`.
+fn two_games_against(
+    engine: &str,
+    json: &Path,
+    extra: &[&str],
+) -> (bool, String, String, Duration) {
+    let mut args = vec![
+        "--engine",
+        BIN,
+        "--engine",
+        engine,
+        "--games",
+        "2",
+        "--tc",
+        "100ms",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    run_match(&args)
+}
+
 #[test]
 fn self_play_match_with_records() {
     let d = scratch("self");
@@ -147,20 +169,7 @@ fn faulty_engines_lose_with_the_right_reason() {
     for (name, on_move, reason) in cases {
         let engine = script_engine(&d, name, on_move);
         let json = d.join(format!("{name}.json"));
-        let (ok, out, err, took) = run_match(&[
-            "--engine",
-            BIN,
-            "--engine",
-            &engine,
-            "--games",
-            "2",
-            "--tc",
-            "100ms",
-            "--tolerance",
-            "200",
-            "--json",
-            json.to_str().unwrap(),
-        ]);
+        let (ok, out, err, took) = two_games_against(&engine, &json, &["--tolerance", "200"]);
         assert!(ok, "{name}: {err}");
         assert!(out.contains("+2 -0 =0"), "{name}: {out}");
         let j = fs::read_to_string(&json).unwrap();
@@ -206,18 +215,7 @@ done
     fs::write(&path, body).unwrap();
     fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
     let json = d.join("c.json");
-    let (ok, out, err, _) = run_match(&[
-        "--engine",
-        BIN,
-        "--engine",
-        path.to_str().unwrap(),
-        "--games",
-        "2",
-        "--tc",
-        "100ms",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
+    let (ok, out, err, _) = two_games_against(path.to_str().unwrap(), &json, &[]);
     assert!(ok, "{err}");
     let j = fs::read_to_string(&json).unwrap();
     assert!(j.contains("\"Chatter\""), "{j}");

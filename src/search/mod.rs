@@ -145,6 +145,8 @@ pub struct Searcher {
     /// The score of the last search (our previous move), for time
     /// management.
     last_score: Option<i32>,
+    /// Moves generated at the root of the last iteration.
+    root_moves: usize,
 }
 
 /// The time to stop after an iteration, from the planned time `soft`: half
@@ -198,6 +200,7 @@ impl Searcher {
             vcf_line: Vec::with_capacity(64),
             root_best: None,
             last_score: None,
+            root_moves: 0,
         }
     }
 
@@ -311,6 +314,11 @@ impl Searcher {
             });
             // A proven result needs no deeper search.
             if is_decisive(score) && WIN - score.abs() <= depth {
+                break;
+            }
+            // On the clock, a lone legal reply (a five to block, the one
+            // defence) is played without thinking on.
+            if limits.adaptive && self.root_moves == 1 && depth >= 2 {
                 break;
             }
             if let Some(t) = limits.soft_time {
@@ -466,6 +474,9 @@ impl Searcher {
             &[]
         };
         let kind = board.generate(&self.params, width, excluded, &mut moves);
+        if ply == 0 {
+            self.root_moves = moves.len();
+        }
         if moves.is_empty() {
             self.buffers[ply] = moves;
             // Nothing stops the opponent's threat: lost.

@@ -3,6 +3,7 @@ use crate::perft::position_from_moves;
 use crate::types::{Color, Rule};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use std::time::Duration;
 
 /// A uniform game tree with fixed leaf values (from the root player's view),
 /// searched by the same negamax as the board.
@@ -278,6 +279,26 @@ fn blocks_a_four() {
         let (r, _) = best_move(rule, "h8a1i9a2k12a3m14a4", 4);
         assert_eq!(r.best, Some(Pos::new(0, 4)), "{rule}");
     }
+}
+
+/// On the clock, a lone legal reply is played after a short look; without
+/// a clock (depth or node limits) the search goes on as asked.
+#[test]
+fn a_lone_reply_on_the_clock_is_played_at_once() {
+    let mut b = position_from_moves(15, Rule::Freestyle, "h8a1i9a2k12a3m14a4").unwrap();
+    let mut s = Searcher::new(Params::default(), 1 << 22);
+    let clock = Limits {
+        depth: Some(30),
+        hard_time: Some(Duration::from_secs(600)),
+        soft_time: Some(Duration::from_secs(300)),
+        adaptive: true,
+        ..Limits::default()
+    };
+    let r = s.search(&mut b, &clock, |_| {});
+    assert_eq!(r.best, Some(Pos::new(0, 4)));
+    assert_eq!(r.depth, 2);
+    let r = s.search(&mut b, &Limits::depth(6), |_| {});
+    assert_eq!((r.best, r.depth), (Some(Pos::new(0, 4)), 6));
 }
 
 #[test]

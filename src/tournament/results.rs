@@ -3,7 +3,7 @@
 //! to resume an interrupted one (`match --resume`).
 
 use super::referee::{GameRecord, Outcome};
-use super::runner::{summarize, Played, Summary, SummaryInput};
+use super::runner::{summarize, Played, Summary};
 use super::setup::TimeControl;
 use super::stats::Sprt;
 use crate::types::{Pos, Rule};
@@ -241,18 +241,22 @@ pub fn merge(parts: &[Saved]) -> Result<(Summary, usize), String> {
     }
     let (sprt, tc) = from_config(&first.config)?;
     let scheduled = parts.iter().map(|p| p.scheduled).sum();
-    let summary = summarize(SummaryInput {
-        names: first.names.clone(),
-        games,
+    let summary = summarize(
+        Summary {
+            names: first.names.clone(),
+            pairs: Vec::new(),
+            games,
+            sprt: None,
+            interrupted: parts.iter().any(|p| p.interrupted),
+            tc,
+            config: first.config.clone(),
+            scheduled,
+            shard: None,
+            size: first.size,
+            rule: first.rule,
+        },
         sprt,
-        interrupted: parts.iter().any(|p| p.interrupted),
-        tc,
-        config: first.config.clone(),
-        scheduled,
-        shard: None,
-        size: first.size,
-        rule: first.rule,
-    });
+    );
     Ok((summary, scheduled))
 }
 

@@ -337,18 +337,22 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
             let _ = w.join();
         }
     }
-    let summary = summarize(SummaryInput {
-        names,
-        games,
-        sprt: cfg.sprt,
-        interrupted,
-        tc: cfg.game.tc,
-        config: cfg.fingerprint(),
-        scheduled: total,
-        shard: cfg.shard,
-        size: cfg.game.size,
-        rule: cfg.game.rule,
-    });
+    let summary = summarize(
+        Summary {
+            names,
+            pairs: Vec::new(),
+            games,
+            sprt: None,
+            interrupted,
+            tc: cfg.game.tc,
+            config: cfg.fingerprint(),
+            scheduled: total,
+            shard: cfg.shard,
+            size: cfg.game.size,
+            rule: cfg.game.rule,
+        },
+        cfg.sprt,
+    );
     if let Some(f) = &cfg.sgf_file {
         let mut text = String::new();
         for g in &summary.games {
@@ -406,47 +410,22 @@ fn sprt_of(s: Sprt, pairs: &[((usize, usize), PairStats)]) -> (f64, SprtVerdict)
     (llr, s.verdict(llr))
 }
 
-/// What a summary is made from.
-pub struct SummaryInput {
-    pub names: Vec<String>,
-    pub games: Vec<Played>,
-    pub sprt: Option<Sprt>,
-    pub interrupted: bool,
-    pub tc: super::setup::TimeControl,
-    pub config: String,
-    pub scheduled: usize,
-    pub shard: Option<(usize, usize)>,
-    pub size: usize,
-    pub rule: crate::types::Rule,
-}
-
 /// The summary of a set of games, computed from the games alone in game
 /// order: a run, its shards merged, or a resumed run give the same one.
-pub fn summarize(input: SummaryInput) -> Summary {
-    let mut games = input.games;
-    games.sort_by_key(|g| g.number);
-    let mut pairs = Vec::new();
-    for g in &games {
-        add_game(&mut pairs, g);
+/// Its pair statistics and SPRT (`sprt`, when the match runs one) are
+/// recomputed from `s.games`, whatever `s` held.
+pub fn summarize(mut s: Summary, sprt: Option<Sprt>) -> Summary {
+    s.games.sort_by_key(|g| g.number);
+    s.pairs.clear();
+    for g in &s.games {
+        add_game(&mut s.pairs, g);
     }
-    pairs.sort_by_key(|(k, _)| *k);
-    let sprt = input.sprt.map(|s| {
-        let (llr, v) = sprt_of(s, &pairs);
-        (s, llr, v)
+    s.pairs.sort_by_key(|(k, _)| *k);
+    s.sprt = sprt.map(|sp| {
+        let (llr, v) = sprt_of(sp, &s.pairs);
+        (sp, llr, v)
     });
-    Summary {
-        names: input.names,
-        pairs,
-        games,
-        sprt,
-        interrupted: input.interrupted,
-        tc: input.tc,
-        config: input.config,
-        scheduled: input.scheduled,
-        shard: input.shard,
-        size: input.size,
-        rule: input.rule,
-    }
+    s
 }
 
 /// Plays one job, (re)starting engines as needed; an engine that broke
