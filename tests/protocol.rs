@@ -160,7 +160,8 @@ fn stop_while_thinking_answers_at_once() {
 #[test]
 fn end_while_thinking_exits_silently() {
     let mut e = started(&["INFO timeout_turn 20000"]);
-    e.send("BEGIN");
+    // A position with a real choice (BEGIN's lone centre is played at once).
+    e.send("BOARD\n7,7,2\n8,8,1\n7,8,2\nDONE");
     std::thread::sleep(Duration::from_millis(200));
     e.send("END");
     assert!(
