@@ -481,6 +481,15 @@ fn stats_lines(out: &str) -> Vec<String> {
         .collect()
 }
 
+/// Asserts a finished command succeeded, showing its stderr if not.
+fn succeeded(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A node-limited self-play match played whole, as 4 shards started by
 /// GNU parallel (or directly when it is not installed) and merged, and
 /// interrupted and resumed: the same games, the same summary.
@@ -530,11 +539,7 @@ fn shards_merged_and_resumed_equal_the_whole_match() {
             .args(["--will-cite", "-j", "2", &cmd, ":::", "1", "2", "3", "4"])
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out);
     } else {
         eprintln!("note: GNU parallel is not installed: shards started directly");
         for k in 1..=4 {
@@ -563,11 +568,7 @@ fn shards_merged_and_resumed_equal_the_whole_match() {
         .arg(&merged)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let merged_out = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(games_of(&merged), games_of(&full));
     assert_eq!(stats_lines(&merged_out), stats_lines(&full_out));

@@ -504,7 +504,10 @@ impl Searcher {
             if i >= prune_from && best > -WIN_MIN && !board.is_tactical(p) {
                 continue;
             }
-            let important = board.is_tactical(p) || board.blocks_threat(p);
+            // Only the table reductions ask (two lookups a move otherwise).
+            let important = self.params.lmr_scale > 0
+                && i > 0
+                && (board.is_tactical(p) || board.blocks_threat(p));
             board.make(p);
             let new_depth = child_depth(kind, moves.len(), depth);
             let mut score;

@@ -159,44 +159,7 @@ fn from_config(config: &str) -> Result<(Option<Sprt>, TimeControl), String> {
         "none" => None,
         s => Some(Sprt::parse(s)?),
     };
-    // tc=Some(100ms)/None+0ns: Debug of Option<Duration>.
-    let tc_text = get("tc=")?;
-    let parse_opt = |s: &str| -> Result<Option<std::time::Duration>, String> {
-        if s == "None" {
-            return Ok(None);
-        }
-        let inner = s
-            .strip_prefix("Some(")
-            .and_then(|r| r.strip_suffix(')'))
-            .ok_or_else(|| format!("bad time '{s}'"))?;
-        parse_debug_duration(inner).map(Some)
-    };
-    let (main, inc) = tc_text
-        .split_once('+')
-        .ok_or_else(|| format!("bad time control '{tc_text}'"))?;
-    let (turn, game) = main
-        .split_once('/')
-        .ok_or_else(|| format!("bad time control '{tc_text}'"))?;
-    let tc = TimeControl {
-        turn: parse_opt(turn)?,
-        game: parse_opt(game)?,
-        increment: parse_debug_duration(inc)?,
-    };
-    Ok((sprt, tc))
-}
-
-/// A `Duration` as `{:?}` prints it: `1.5s`, `100ms`, `250µs`, `10ns`.
-fn parse_debug_duration(s: &str) -> Result<std::time::Duration, String> {
-    let units = [("ns", 1e-9), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0)];
-    for (u, scale) in units {
-        if let Some(n) = s.strip_suffix(u) {
-            let x: f64 = n.parse().map_err(|_| format!("bad time '{s}'"))?;
-            return Ok(std::time::Duration::from_nanos(
-                (x * scale * 1e9).round() as u64
-            ));
-        }
-    }
-    Err(format!("bad time '{s}'"))
+    Ok((sprt, TimeControl::parse(get("tc=")?)?))
 }
 
 /// One summary from the results of several runs of the same match (its
@@ -206,6 +169,7 @@ fn parse_debug_duration(s: &str) -> Result<std::time::Duration, String> {
 pub fn merge(parts: &[Saved]) -> Result<(Summary, usize), String> {
     let first = parts.first().ok_or("nothing to merge")?;
     let mut games: Vec<Played> = Vec::new();
+    let mut numbers = std::collections::HashSet::new();
     let mut shards_seen = Vec::new();
     for (i, p) in parts.iter().enumerate() {
         if p.config != first.config {
@@ -233,7 +197,7 @@ pub fn merge(parts: &[Saved]) -> Result<(Summary, usize), String> {
             _ => return Err("sharded and unsharded results cannot be merged".into()),
         }
         for g in &p.games {
-            if games.iter().any(|h| h.number == g.number) {
+            if !numbers.insert(g.number) {
                 return Err(format!("game {} appears twice", g.number));
             }
             games.push(g.clone());
@@ -258,23 +222,4 @@ pub fn merge(parts: &[Saved]) -> Result<(Summary, usize), String> {
         sprt,
     );
     Ok((summary, scheduled))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn debug_durations_read_back() {
-        for d in [
-            std::time::Duration::from_millis(100),
-            std::time::Duration::from_millis(1500),
-            std::time::Duration::from_secs(180),
-            std::time::Duration::ZERO,
-            std::time::Duration::from_micros(250),
-        ] {
-            assert_eq!(parse_debug_duration(&format!("{d:?}")).unwrap(), d);
-        }
-        assert!(parse_debug_duration("fast").is_err());
-    }
 }

@@ -12,7 +12,7 @@ use crate::types::{Color, Pos};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -69,13 +69,11 @@ impl MatchConfig {
             .collect();
         let g = &self.game;
         format!(
-            "engines={engines:?} games={} rule={} size={} tc={:?}/{:?}+{:?} depth={:?} nodes={:?} memory={} draw_after={:?} book={h:016x}:{} order={} seed={} transform={} gauntlet={} sprt={}",
+            "engines={engines:?} games={} rule={} size={} tc={} depth={:?} nodes={:?} memory={} draw_after={:?} book={h:016x}:{} order={} seed={} transform={} gauntlet={} sprt={}",
             self.games,
             g.rule.name(),
             g.size,
-            g.tc.turn,
-            g.tc.game,
-            g.tc.increment,
+            g.tc.spec(),
             g.depth,
             g.nodes,
             g.max_memory,
@@ -214,14 +212,15 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
     }
     let mut jobs = schedule(cfg)?;
     let total = jobs.len();
-    let scheduled: Vec<usize> = jobs.iter().map(|j| j.number).collect();
+    let scheduled: HashSet<usize> = jobs.iter().map(|j| j.number).collect();
     if let Some(g) = cfg.done.iter().find(|g| !scheduled.contains(&g.number)) {
         return Err(format!(
             "the results to resume hold game {}, which this match does not play",
             g.number
         ));
     }
-    jobs.retain(|j| !cfg.done.iter().any(|g| g.number == j.number));
+    let done: HashSet<usize> = cfg.done.iter().map(|g| g.number).collect();
+    jobs.retain(|j| !done.contains(&j.number));
     if let Some(d) = &cfg.psq_dir {
         fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
     }

@@ -34,6 +34,18 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 impl TimeControl {
+    /// The control as [`TimeControl::parse`] reads it back exactly
+    /// (`100ms+0ms`, `0ms/60000ms+0ms`: milliseconds to the microsecond).
+    pub fn spec(&self) -> String {
+        let ms = |d: Duration| format!("{}ms", d.as_micros() as f64 / 1000.0);
+        let game = self.game.map(|g| format!("/{}", ms(g))).unwrap_or_default();
+        format!(
+            "{}{game}+{}",
+            ms(self.turn.unwrap_or(Duration::ZERO)),
+            ms(self.increment)
+        )
+    }
+
     /// `TURN[/GAME][+INC]`, each with a unit: `100ms`, `1s`, `5s/120s`,
     /// `10s/180s+1s`. A turn of `0s` with a game time means no per-move
     /// limit.
@@ -236,6 +248,16 @@ mod tests {
         );
         assert_eq!(TimeControl::parse("0s/60s").unwrap().turn, None);
         assert_eq!(TimeControl::parse("0.5s").unwrap().turn, Some(ms(500)));
+        for text in [
+            "100ms",
+            "5s/120s",
+            "10s/180s+1s",
+            "0s/60s",
+            "1.5ms/2m+0.25s",
+        ] {
+            let t = TimeControl::parse(text).unwrap();
+            assert_eq!(TimeControl::parse(&t.spec()).unwrap(), t, "{text}");
+        }
         for bad in ["100", "abc", "1x", "-1s", "0s", "1s/2", ""] {
             assert!(TimeControl::parse(bad).is_err(), "{bad}");
         }
