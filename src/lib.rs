@@ -16,6 +16,7 @@ pub mod pattern;
 pub mod perft;
 pub mod protocol;
 pub mod search;
+pub mod solver;
 pub mod tournament;
 pub mod types;
 

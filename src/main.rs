@@ -102,6 +102,42 @@ enum Command {
         #[arg(long, default_value_t = 64)]
         hash: usize,
     },
+    /// Prove a win by threats (VCF or VCT) with the proof-number solver.
+    /// Exit status: 0 win, 1 no win (proved within the limits), 3 unknown
+    /// (a limit ran out), 2 bad arguments.
+    Solve(SolveArgs),
+}
+
+#[derive(clap::Args)]
+struct SolveArgs {
+    /// Moves played, in pos notation (h8i9h9, black first).
+    #[arg(long, default_value = "")]
+    moves: String,
+    /// Board size (5 to 22).
+    #[arg(long, default_value_t = 15)]
+    size: usize,
+    /// freestyle, standard, renju, caro or caro-exact.
+    #[arg(long, default_value = "freestyle")]
+    rule: String,
+    /// The attacker, black or white (default: the side to move; the other
+    /// side attacks as if the side to move passed).
+    #[arg(long)]
+    side: Option<String>,
+    /// Fours only.
+    #[arg(long, conflicts_with = "vct")]
+    vcf: bool,
+    /// Fours and open threes (the default).
+    #[arg(long)]
+    vct: bool,
+    /// Most open threes in one line (VCT).
+    #[arg(long, default_value_t = 10)]
+    max_threats: u32,
+    /// Node limit.
+    #[arg(long, default_value_t = 20_000_000)]
+    nodes: u64,
+    /// Time limit in milliseconds.
+    #[arg(long)]
+    movetime: Option<u64>,
 }
 
 fn main() -> ExitCode {
@@ -140,6 +176,7 @@ fn main() -> ExitCode {
             movetime,
             hash,
         }) => run_analyze(&moves, size, &rule, depth, nodes, movetime, hash),
+        Some(Command::Solve(args)) => run_solve(args),
         None => {
             let stdin = std::io::BufReader::new(std::io::stdin());
             tengen::protocol::run(stdin, std::io::stdout());
@@ -539,6 +576,55 @@ fn run_analyze(
         None => println!("bestmove none"),
     }
     ExitCode::SUCCESS
+}
+
+fn run_solve(args: SolveArgs) -> ExitCode {
+    use tengen::solver::{Mode, Outcome, SolveLimits, Solver};
+    let mut board = match position(args.size, &args.rule, &args.moves) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    if board.is_won() {
+        return fail("the game is already won".into());
+    }
+    if let Some(side) = &args.side {
+        let c = match side.to_ascii_lowercase().as_str() {
+            "black" | "b" => tengen::Color::Black,
+            "white" | "w" => tengen::Color::White,
+            _ => return fail(format!("--side must be black or white, not '{side}'")),
+        };
+        if c != board.side_to_move() {
+            board.toggle_side();
+        }
+    }
+    let limits = SolveLimits {
+        mode: if args.vcf { Mode::Vcf } else { Mode::Vct },
+        max_threats: args.max_threats,
+        nodes: args.nodes.max(1),
+        time: args.movetime.map(Duration::from_millis),
+        ..SolveLimits::default()
+    };
+    let mut solver = Solver::new();
+    let s = solver.solve(&mut board, &limits);
+    let cost = format!("nodes {} time {}", s.nodes, s.time.as_millis());
+    match s.outcome {
+        Outcome::Win(line) => {
+            let moves: Vec<String> = line.iter().map(|p| p.to_pos_string()).collect();
+            println!("win in {} plies: {}", s.plies, moves.join(" "));
+            println!("{cost}");
+            ExitCode::SUCCESS
+        }
+        Outcome::NoWin => {
+            println!("no win");
+            println!("{cost}");
+            ExitCode::from(1)
+        }
+        Outcome::Unknown => {
+            println!("unknown");
+            println!("{cost}");
+            ExitCode::from(3)
+        }
+    }
 }
 
 /// The position of a move list, or a clear error and exit status 2.

@@ -97,6 +97,19 @@ pub fn generate(
         }
     }
     if board.count(opp, Class::Five) > 0 {
+        if matches!(board.rule(), Rule::Caro | Rule::CaroExact) {
+            // A stone past the five cell also stops a caro five.
+            for p in crate::solver::stop_fives(board) {
+                if !banned.contains(p) {
+                    out.push(ScoredMove {
+                        pos: p,
+                        score: cell_score(board, params, me, p),
+                    });
+                }
+            }
+            sort_moves(out);
+            return NodeKind::Forced;
+        }
         for p in cands.iter() {
             if board.class(opp, p) == Class::Five && !is_banned(board, me, p) {
                 out.push(ScoredMove {

@@ -306,6 +306,15 @@ impl<W: Write> Session<'_, W> {
         if self.quit.load(Ordering::SeqCst) {
             return;
         }
+        if let Some(r) = result.as_ref().filter(|r| r.solved) {
+            // Yixin-Board shows MESSAGE lines: say what the solver proved.
+            let line: Vec<String> = r.pv.iter().map(|p| p.to_pos_string()).collect();
+            let plies = crate::search::WIN - r.score;
+            self.reply(&format!(
+                "MESSAGE win by threats in {plies} plies: {}",
+                line.join(" ")
+            ));
+        }
         match result.and_then(|r| r.best) {
             Some(p) => {
                 if let Err(e) = self.engine.play(p) {

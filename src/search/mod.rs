@@ -117,6 +117,8 @@ pub struct SearchResult {
     pub depth: i32,
     pub nodes: u64,
     pub pv: Vec<Pos>,
+    /// The threat solver proved the win (`pv` is its main line).
+    pub solved: bool,
 }
 
 /// A principal variation.
@@ -147,6 +149,8 @@ pub struct Searcher {
     last_score: Option<i32>,
     /// Moves generated at the root of the last iteration.
     root_moves: usize,
+    /// The threat solver, for wins and losses by threats at the root.
+    solver: crate::solver::Solver,
 }
 
 /// The time to stop after an iteration, from the planned time `soft`: half
@@ -183,6 +187,12 @@ impl std::fmt::Debug for Searcher {
 impl Searcher {
     /// A searcher with a transposition table of at most `tt_bytes` bytes.
     pub fn new(params: Params, tt_bytes: usize) -> Searcher {
+        let mut s = Searcher::unlinked(params, tt_bytes);
+        s.solver.set_stop_flag(s.stop.clone());
+        s
+    }
+
+    fn unlinked(params: Params, tt_bytes: usize) -> Searcher {
         Searcher {
             params,
             tt: TranspositionTable::new(tt_bytes),
@@ -201,6 +211,7 @@ impl Searcher {
             root_best: None,
             last_score: None,
             root_moves: 0,
+            solver: crate::solver::Solver::new(),
         }
     }
 
@@ -215,10 +226,18 @@ impl Searcher {
         self.killers = [[None; 2]; MAX_PLY];
         self.history.iter_mut().for_each(|h| h.fill(0));
         self.last_score = None;
+        self.solver.clear();
     }
 
     /// Searches `board` (left as it was) within `limits`, reporting each
     /// completed iteration to `report`.
+    ///
+    /// With the threat solver on (`params.solve_share`), a win by threats
+    /// for the side to move is looked for first and played the fastest
+    /// way. After the search (`params.refute_share`), the opponent's
+    /// threats after the chosen move are solved; a move that loses to them
+    /// is set aside and the search runs again without it, a few times at
+    /// most.
     pub fn search(
         &mut self,
         board: &mut Board,
@@ -231,6 +250,118 @@ impl Searcher {
         self.next_check = 0;
         self.stopped = false;
         self.stop.store(false, Ordering::Relaxed);
+        if !board.is_won() && !board.is_full() {
+            if let Some(r) = self.solve_root(board) {
+                let elapsed = self.start.elapsed();
+                report(&Info {
+                    depth: 1,
+                    seldepth: r.pv.len() as i32,
+                    score: r.score,
+                    nodes: self.nodes,
+                    nps: nps(self.nodes, elapsed),
+                    time: elapsed,
+                    pv: r.pv.clone(),
+                });
+                self.last_score = Some(r.score);
+                return r;
+            }
+        }
+        let mut result = self.iterate(board, &mut report);
+        let own_excluded = self.root_excluded.len();
+        for _ in 0..self.params.refute_tries {
+            if self.stopped || is_decisive(result.score) {
+                break;
+            }
+            let Some(m) = result.best else { break };
+            if !self.refuted(board, m) {
+                break;
+            }
+            log::info!("{m} loses to the opponent's threats: searching again without it");
+            self.root_excluded.push(m);
+            let again = self.iterate(board, &mut report);
+            if again.best.is_none() || (self.stopped && again.depth == 0) {
+                break;
+            }
+            result = again;
+        }
+        self.root_excluded.truncate(own_excluded);
+        result.nodes = self.nodes;
+        result
+    }
+
+    /// The solver's budget for a share (percent) of this search's limits:
+    /// nodes and time.
+    fn solver_limits(&self, share: u32) -> crate::solver::SolveLimits {
+        let share = share as u64;
+        // A node limit is shared; a time limit bounds the solver by time
+        // alone; a depth limit alone gives it a fixed budget.
+        let nodes = match (self.limits.nodes, self.limits.hard_time) {
+            (Some(n), _) => (n * share / 100).max(1),
+            (None, Some(_)) => u64::MAX,
+            (None, None) => self.params.solve_nodes * share / 100,
+        };
+        let time = self.limits.hard_time.map(|t| {
+            let left = t.saturating_sub(self.start.elapsed());
+            (t * share as u32 / 100).min(left)
+        });
+        crate::solver::SolveLimits {
+            mode: crate::solver::Mode::Vct,
+            max_threats: self.params.solve_threats,
+            nodes: nodes.max(1),
+            time,
+            max_entries: 1 << 20,
+        }
+    }
+
+    /// A win by threats for the side to move, as a search result.
+    fn solve_root(&mut self, board: &mut Board) -> Option<SearchResult> {
+        if self.params.solve_share == 0 {
+            return None;
+        }
+        let limits = self.solver_limits(self.params.solve_share);
+        let s = self.solver.solve(board, &limits);
+        self.nodes += s.nodes;
+        let crate::solver::Outcome::Win(line) = s.outcome else {
+            return None;
+        };
+        let first = *line.first()?;
+        if self.root_excluded.contains(&first) {
+            return None;
+        }
+        Some(SearchResult {
+            best: Some(first),
+            score: WIN - s.plies as i32,
+            depth: 1,
+            nodes: self.nodes,
+            pv: line,
+            solved: true,
+        })
+    }
+
+    /// Does the opponent win by threats after our move `m`?
+    fn refuted(&mut self, board: &mut Board, m: Pos) -> bool {
+        if self.params.refute_share == 0 {
+            return false;
+        }
+        let limits = self.solver_limits(self.params.refute_share);
+        board.make(m);
+        let won = board.is_won();
+        let s = if won {
+            None
+        } else {
+            Some(self.solver.solve(board, &limits))
+        };
+        board.unmake();
+        let Some(s) = s else { return false };
+        self.nodes += s.nodes;
+        matches!(s.outcome, crate::solver::Outcome::Win(_))
+    }
+
+    /// Iterative deepening from depth 1 within the limits set by
+    /// [`Searcher::search`] (the clock keeps running from its start).
+    fn iterate(&mut self, board: &mut Board, mut report: impl FnMut(&Info)) -> SearchResult {
+        let limits = self.limits.clone();
+        self.stopped = false;
         self.tt.new_search();
         self.killers = [[None; 2]; MAX_PLY];
         for h in self.history.iter_mut() {
@@ -246,6 +377,7 @@ impl Searcher {
             depth: 0,
             nodes: 0,
             pv: Vec::new(),
+            solved: false,
         };
         let mut prev = 0;
         // Best-move changes, halved each iteration (time management).
@@ -301,6 +433,7 @@ impl Searcher {
                 depth,
                 nodes: self.nodes,
                 pv: pv.to_vec(),
+                solved: false,
             };
             let elapsed = self.start.elapsed();
             report(&Info {
@@ -724,12 +857,14 @@ impl SearchNode for Board {
         }
         // A four-three wins when the opponent has no four to answer with
         // (their block of our four cannot touch our three: the lines meet
-        // only at our stone). Renju black's three may be a false one: left
-        // to the search.
+        // only at our stone). Renju black's three may be a false one, and
+        // under caro a four can also be stopped past its five cell, which
+        // may touch the three: left to the search.
         if params.static_four_three
             && ply > 0
             && self.count(me, Class::Block4Flex3) > 0
             && !(me == Color::Black && self.rule() == Rule::Renju)
+            && !matches!(self.rule(), Rule::Caro | Rule::CaroExact)
             && [
                 Class::Block4,
                 Class::Block4Plus,

@@ -63,6 +63,19 @@ pub struct Params {
     pub vcf_depth: u32,
     /// Threat search: most nodes for one VCF call at the horizon.
     pub vcf_nodes: u64,
+    /// Threat solver at the root: percent of the move's node or time limit
+    /// spent looking for our own win by threats before searching (0: off).
+    pub solve_share: u32,
+    /// Threat solver after the search: percent of the limits spent on the
+    /// opponent's threats after the chosen move (0: off).
+    pub refute_share: u32,
+    /// Most moves set aside because the opponent wins by threats after them.
+    pub refute_tries: u32,
+    /// Most open threes in one line the root solver looks for.
+    pub solve_threats: u32,
+    /// The solver's node budget, as 100 percent, when the search has no
+    /// node limit (a depth or time limit).
+    pub solve_nodes: u64,
 }
 
 impl Default for Params {
@@ -91,6 +104,11 @@ impl Default for Params {
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2000,
+            solve_share: 10,
+            refute_share: 15,
+            refute_tries: 3,
+            solve_threats: 6,
+            solve_nodes: 100_000,
         };
         let pats: [(Pattern, i32, i32); 10] = [
             // pattern, order attack, order defence
@@ -159,6 +177,11 @@ impl Params {
             "history_malus" => self.history_malus = value != 0,
             "vcf_depth" => self.vcf_depth = n(value)? as u32,
             "vcf_nodes" => self.vcf_nodes = n(value)? as u64,
+            "solve_share" => self.solve_share = n(value)?.min(100) as u32,
+            "refute_share" => self.refute_share = n(value)?.min(100) as u32,
+            "refute_tries" => self.refute_tries = n(value)? as u32,
+            "solve_threats" => self.solve_threats = n(value)? as u32,
+            "solve_nodes" => self.solve_nodes = n(value)? as u64,
             _ => return Err(format!("unknown search parameter '{name}'")),
         }
         Ok(())

@@ -11,7 +11,7 @@ use super::Searcher;
 use crate::board::{Board, DIR_STEPS};
 use crate::movegen::{find_class, is_banned};
 use crate::pattern::Class;
-use crate::types::{Color, Pos};
+use crate::types::{Color, Pos, Rule};
 use arrayvec::ArrayVec;
 
 /// The cells along the four lines through `p` (within 4) where `c` has a
@@ -155,6 +155,13 @@ impl Searcher {
         let fives = fives_near(board, attacker, p);
         match fives.len() {
             0 => None,
+            // Under caro a stone past the five cell also stops the four:
+            // a four with more than one answer does not force.
+            1 if matches!(board.rule(), Rule::Caro | Rule::CaroExact)
+                && crate::solver::stop_fives(board).len() > 1 =>
+            {
+                None
+            }
             1 => {
                 let block = fives[0];
                 if is_banned(board, defender, block) {
