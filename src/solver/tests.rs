@@ -252,3 +252,23 @@ fn solves_are_deterministic_and_limits_give_unknown() {
         parse_pos_list(before).unwrap()
     );
 }
+
+#[test]
+fn a_hunted_vct_of_five_threats() {
+    // Found by `examples/vct_hunt freestyle 5 1 3`: black to move wins with
+    // five threes (27 plies) and not with four.
+    let mut b = position_from_moves(15, Rule::Freestyle, "h8h6g8f8e9g7i5e7i7").unwrap();
+    assert_eq!(
+        Solver::new().solve(&mut b, &limits(Mode::Vct, 4)).outcome,
+        Outcome::NoWin
+    );
+    let lim = limits(Mode::Vct, 5);
+    let mut solver = Solver::new();
+    let s = solver.solve(&mut b, &lim);
+    let Outcome::Win(line) = &s.outcome else {
+        panic!("{:?}", s.outcome)
+    };
+    check_line(&mut b, line).unwrap();
+    let mut budget = 100_000;
+    check_win(&mut b, &mut solver, &lim, 80, &mut budget).unwrap();
+}
