@@ -6,10 +6,12 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use tengen::movegen::{cell_score, is_banned};
+
+mod common;
+use common::semi_random_move;
 use tengen::search::params::Params;
 use tengen::search::Searcher;
-use tengen::{Board, Pos, Rule};
+use tengen::{Board, Rule};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -33,22 +35,10 @@ fn main() {
             if b.is_won() || b.is_full() {
                 break;
             }
-            let me = b.side_to_move();
-            let mut cands: Vec<(i32, Pos)> = b
-                .candidates()
-                .iter()
-                .map(|p| (cell_score(&b, &params, me, p), p))
-                .collect();
-            cands.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            cands.retain(|&(_, p)| !is_banned(&mut b, me, p));
             // The attacker builds (best few), the defender plays loosely.
-            let top = if me.index() == attacker { 3 } else { 12 };
-            let n = cands.len().min(top);
-            if n == 0 {
+            let Some(p) = semi_random_move(&mut b, &params, &mut rng, attacker, 12) else {
                 break;
-            }
-            // Stop before a side has an immediate four or open three.
-            let p = cands[rng.gen_range(0..n)].1;
+            };
             b.make(p);
             let side = b.side_to_move();
             if b.is_won() {

@@ -9,10 +9,12 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use tengen::movegen::{cell_score, is_banned};
+
+mod common;
+use common::semi_random_move;
 use tengen::search::params::Params;
 use tengen::solver::{Mode, Outcome, SolveLimits, Solver};
-use tengen::{Board, Pos, Rule};
+use tengen::{Board, Rule};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -41,20 +43,10 @@ fn main() {
             if b.is_won() || b.is_full() {
                 break;
             }
-            let me = b.side_to_move();
-            let mut cands: Vec<(i32, Pos)> = b
-                .candidates()
-                .iter()
-                .map(|p| (cell_score(&b, &params, me, p), p))
-                .collect();
-            cands.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            cands.retain(|&(_, p)| !is_banned(&mut b, me, p));
-            let top = if me.index() == attacker { 3 } else { 10 };
-            let n = cands.len().min(top);
-            if n == 0 {
+            let Some(p) = semi_random_move(&mut b, &params, &mut rng, attacker, 10) else {
                 break;
-            }
-            b.make(cands[rng.gen_range(0..n)].1);
+            };
+            b.make(p);
             if b.is_won() || b.side_to_move().index() != attacker {
                 continue;
             }

@@ -80,15 +80,8 @@ enum Command {
     Tune(TuneArgs),
     /// Search a position and print each iteration and the best move.
     Analyze {
-        /// Moves played, in pos notation (h8i9h9, black first).
-        #[arg(long, default_value = "")]
-        moves: String,
-        /// Board size (5 to 22).
-        #[arg(long, default_value_t = 15)]
-        size: usize,
-        /// freestyle, standard, renju, caro or caro-exact.
-        #[arg(long, default_value = "freestyle")]
-        rule: String,
+        #[command(flatten)]
+        at: PositionArgs,
         /// Deepest iteration.
         #[arg(long)]
         depth: Option<i32>,
@@ -108,8 +101,9 @@ enum Command {
     Solve(SolveArgs),
 }
 
+/// A position: size, rule and the moves played.
 #[derive(clap::Args)]
-struct SolveArgs {
+struct PositionArgs {
     /// Moves played, in pos notation (h8i9h9, black first).
     #[arg(long, default_value = "")]
     moves: String,
@@ -119,6 +113,12 @@ struct SolveArgs {
     /// freestyle, standard, renju, caro or caro-exact.
     #[arg(long, default_value = "freestyle")]
     rule: String,
+}
+
+#[derive(clap::Args)]
+struct SolveArgs {
+    #[command(flatten)]
+    at: PositionArgs,
     /// The attacker, black or white (default: the side to move; the other
     /// side attacks as if the side to move passed).
     #[arg(long)]
@@ -168,14 +168,12 @@ fn main() -> ExitCode {
         Some(Command::Selfplay(args)) => run_selfplay(args),
         Some(Command::Tune(args)) => run_tune(args),
         Some(Command::Analyze {
-            moves,
-            size,
-            rule,
+            at,
             depth,
             nodes,
             movetime,
             hash,
-        }) => run_analyze(&moves, size, &rule, depth, nodes, movetime, hash),
+        }) => run_analyze(&at, depth, nodes, movetime, hash),
         Some(Command::Solve(args)) => run_solve(args),
         None => {
             let stdin = std::io::BufReader::new(std::io::stdin());
@@ -539,15 +537,13 @@ fn run_bench(depth: Option<i32>, movetime: Option<u64>) -> ExitCode {
 }
 
 fn run_analyze(
-    moves: &str,
-    size: usize,
-    rule: &str,
+    at: &PositionArgs,
     depth: Option<i32>,
     nodes: Option<u64>,
     movetime: Option<u64>,
     hash_mib: usize,
 ) -> ExitCode {
-    let mut board = match position(size, rule, moves) {
+    let mut board = match position(at.size, &at.rule, &at.moves) {
         Ok(b) => b,
         Err(code) => return code,
     };
@@ -580,7 +576,7 @@ fn run_analyze(
 
 fn run_solve(args: SolveArgs) -> ExitCode {
     use tengen::solver::{Mode, Outcome, SolveLimits, Solver};
-    let mut board = match position(args.size, &args.rule, &args.moves) {
+    let mut board = match position(args.at.size, &args.at.rule, &args.at.moves) {
         Ok(b) => b,
         Err(code) => return code,
     };

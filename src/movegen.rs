@@ -8,7 +8,7 @@
 //! point) only our fours and the cells that take the threat away.
 
 use crate::bitboard::Bitboard;
-use crate::board::{Board, DIRS, DIR_STEPS};
+use crate::board::{Board, DIRS};
 use crate::pattern::{Class, Pattern};
 use crate::search::params::Params;
 use crate::types::{Color, Pos, Rule};
@@ -197,18 +197,13 @@ fn defend(
             continue;
         }
         lines.set(p);
-        for (d, &(dx, dy)) in DIR_STEPS.iter().enumerate() {
+        for d in 0..DIRS {
             if board.pattern(opp, p, d) < min_line {
                 continue;
             }
-            for k in -5isize..=5 {
-                let x = p.x() as isize + k * dx;
-                let y = p.y() as isize + k * dy;
-                if x >= 0 && y >= 0 && board.contains(x as usize, y as usize) {
-                    let q = Pos::new(x as usize, y as usize);
-                    if board.is_empty(q) && !banned.contains(q) {
-                        lines.set(q);
-                    }
+            for q in board.line_cells(p, d, 5) {
+                if board.is_empty(q) && !banned.contains(q) {
+                    lines.set(q);
                 }
             }
         }

@@ -16,6 +16,7 @@ use crate::eval::pcode::pcode;
 use crate::eval::weights::Weights;
 use crate::pattern::{nibbles, stone_code, Class, Pattern, PatternTable};
 use crate::types::{Color, Pos, Rule, CELLS, MAX_SIZE, MIN_SIZE, STRIDE};
+use arrayvec::ArrayVec;
 use std::fmt;
 
 pub use zobrist::{zobrist_key, SIDE_KEY};
@@ -283,6 +284,22 @@ impl Board {
     /// Is (x, y) on this board?
     pub fn contains(&self, x: usize, y: usize) -> bool {
         x < self.width && y < self.height
+    }
+
+    /// The cells on this board along direction `d` through `p`, from
+    /// `reach` cells back to `reach` cells forward (`p` itself included),
+    /// in that order.
+    pub fn line_cells(&self, p: Pos, d: usize, reach: isize) -> ArrayVec<Pos, 21> {
+        let (dx, dy) = DIR_STEPS[d];
+        let mut out = ArrayVec::new();
+        for k in -reach.min(10)..=reach.min(10) {
+            let x = p.x() as isize + k * dx;
+            let y = p.y() as isize + k * dy;
+            if x >= 0 && y >= 0 && self.contains(x as usize, y as usize) {
+                out.push(Pos::new(x as usize, y as usize));
+            }
+        }
+        out
     }
 
     pub fn stone(&self, p: Pos) -> Option<Color> {

@@ -12,7 +12,7 @@ use crate::board::Board;
 use crate::eval::evaluate;
 use crate::movegen::{find_class, generate, NodeKind, ScoredMove};
 use crate::pattern::Class;
-use crate::types::{Color, Pos, Rule, CELLS};
+use crate::types::{Pos, CELLS};
 use arrayvec::ArrayVec;
 use params::Params;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -855,26 +855,9 @@ impl SearchNode for Board {
         if ply > 0 && self.count(opp, Class::Five) == 0 && self.count(me, Class::Flex4) > 0 {
             return Some((WIN - (ply as i32 + 3), None));
         }
-        // A four-three wins when the opponent has no four to answer with
-        // (their block of our four cannot touch our three: the lines meet
-        // only at our stone). Renju black's three may be a false one, and
-        // under caro a four can also be stopped past its five cell, which
-        // may touch the three: left to the search.
-        if params.static_four_three
-            && ply > 0
-            && self.count(me, Class::Block4Flex3) > 0
-            && !(me == Color::Black && self.rule() == Rule::Renju)
-            && !matches!(self.rule(), Rule::Caro | Rule::CaroExact)
-            && [
-                Class::Block4,
-                Class::Block4Plus,
-                Class::Block4Flex3,
-                Class::Flex4,
-                Class::Five,
-            ]
-            .iter()
-            .all(|&k| self.count(opp, k) == 0)
-        {
+        // A four-three against an opponent without fours wins (see
+        // `four_three_wins` for the rules where it may not).
+        if params.static_four_three && ply > 0 && crate::solver::four_three_wins(self, me) {
             return Some((WIN - (ply as i32 + 5), None));
         }
         None

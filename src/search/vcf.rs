@@ -8,7 +8,7 @@
 //! attacker wins there.
 
 use super::Searcher;
-use crate::board::{Board, DIR_STEPS};
+use crate::board::{Board, DIRS};
 use crate::movegen::{find_class, is_banned};
 use crate::pattern::Class;
 use crate::types::{Color, Pos, Rule};
@@ -18,14 +18,8 @@ use arrayvec::ArrayVec;
 /// five: at most a handful.
 fn fives_near(board: &Board, c: Color, p: Pos) -> ArrayVec<Pos, 8> {
     let mut out = ArrayVec::new();
-    for &(dx, dy) in DIR_STEPS.iter() {
-        for k in (-4isize..=4).filter(|&k| k != 0) {
-            let x = p.x() as isize + k * dx;
-            let y = p.y() as isize + k * dy;
-            if x < 0 || y < 0 || !board.contains(x as usize, y as usize) {
-                continue;
-            }
-            let q = Pos::new(x as usize, y as usize);
+    for d in 0..DIRS {
+        for q in board.line_cells(p, d, 4).into_iter().filter(|&q| q != p) {
             if board.class(c, q) == Class::Five && !out.contains(&q) && out.try_push(q).is_err() {
                 return out;
             }

@@ -25,7 +25,7 @@
 #[cfg(test)]
 mod tests;
 
-use crate::board::{zobrist_key, Board, DIR_STEPS, SIDE_KEY};
+use crate::board::{zobrist_key, Board, DIRS, SIDE_KEY};
 use crate::movegen::is_banned;
 use crate::pattern::{Class, Pattern};
 use crate::types::{Color, Pos, Rule};
@@ -199,11 +199,6 @@ impl Solver {
     /// Forgets every proof.
     pub fn clear(&mut self) {
         self.table.clear();
-    }
-
-    /// Nodes of the last solve.
-    pub fn nodes(&self) -> u64 {
-        self.nodes
     }
 
     /// The attacker's budget of open threes.
@@ -531,7 +526,7 @@ impl Solver {
 /// cannot touch the three (the lines meet only at the new stone)? Renju
 /// black's three may be a false one, and under caro the four can also be
 /// stopped past its five cell, which may touch the three: never counted.
-fn four_three_wins(board: &Board, c: Color) -> bool {
+pub(crate) fn four_three_wins(board: &Board, c: Color) -> bool {
     board.count(c, Class::Block4Flex3) > 0
         && !(c == Color::Black && board.rule() == Rule::Renju)
         && !matches!(board.rule(), Rule::Caro | Rule::CaroExact)
@@ -599,13 +594,9 @@ fn finish_defence(board: &mut Board, line: &mut Vec<Pos>) {
     let defender = board.side_to_move();
     let attacker = defender.opposite();
     let fives = cells_of(board, attacker, Class::Five);
-    match fives.len() {
-        0 => {}
-        1 => {}
-        _ => {
-            line.push(fives[0]);
-            line.push(fives[1]);
-        }
+    if fives.len() >= 2 {
+        line.push(fives[0]);
+        line.push(fives[1]);
     }
 }
 
@@ -627,14 +618,8 @@ pub(crate) fn stop_fives(board: &mut Board) -> SmallVec<[Pos; 4]> {
     let mut tried = crate::bitboard::Bitboard::EMPTY;
     let mut out = SmallVec::new();
     for &f in &fives {
-        for &(dx, dy) in DIR_STEPS.iter() {
-            for k in -5isize..=5 {
-                let x = f.x() as isize + k * dx;
-                let y = f.y() as isize + k * dy;
-                if x < 0 || y < 0 || !board.contains(x as usize, y as usize) {
-                    continue;
-                }
-                let q = Pos::new(x as usize, y as usize);
+        for d in 0..DIRS {
+            for q in board.line_cells(f, d, 5) {
                 if !board.is_empty(q) || tried.contains(q) {
                     continue;
                 }
@@ -682,6 +667,16 @@ fn renju_maybe(board: &mut Board, p: Pos) -> (bool, bool) {
     r
 }
 
+/// The side to move faces a five point: its moves are the cells that stop
+/// it, or the node is `none` when nothing does.
+fn stops_or(board: &mut Board, none: Expansion) -> Expansion {
+    let stops = stop_fives(board);
+    if stops.is_empty() {
+        return none;
+    }
+    Expansion::Moves(stops.iter().map(|&pos| Child { pos, cost: 0 }).collect())
+}
+
 /// The attacker (side to move) at an OR node.
 fn expand_attack(board: &mut Board, threats: u32) -> Expansion {
     let me = board.side_to_move();
@@ -689,15 +684,10 @@ fn expand_attack(board: &mut Board, threats: u32) -> Expansion {
     if board.count(me, Class::Five) > 0 {
         return Expansion::Proven;
     }
-    let mut moves = Moves::new();
     if board.count(opp, Class::Five) > 0 {
-        let stops = stop_fives(board);
-        if stops.is_empty() {
-            return Expansion::Disproven;
-        }
-        moves.extend(stops.iter().map(|&pos| Child { pos, cost: 0 }));
-        return Expansion::Moves(moves);
+        return stops_or(board, Expansion::Disproven);
     }
+    let mut moves = Moves::new();
     if board.count(me, Class::Flex4) > 0 || four_three_wins(board, me) {
         return Expansion::Proven;
     }
@@ -764,15 +754,10 @@ fn expand_defence(board: &mut Board) -> Expansion {
     if board.count(me, Class::Five) > 0 {
         return Expansion::Disproven;
     }
-    let mut moves = Moves::new();
     if board.count(att, Class::Five) > 0 {
-        let stops = stop_fives(board);
-        if stops.is_empty() {
-            return Expansion::Proven;
-        }
-        moves.extend(stops.iter().map(|&pos| Child { pos, cost: 0 }));
-        return Expansion::Moves(moves);
+        return stops_or(board, Expansion::Proven);
     }
+    let mut moves = Moves::new();
     let open_three = board.count(att, Class::Flex4) > 0;
     if !open_three && board.count(att, Class::Block4Flex3) == 0 {
         // The attacker threatens nothing: the defender is free.
@@ -815,18 +800,13 @@ fn expand_defence(board: &mut Board) -> Expansion {
             continue;
         }
         lines.set(p);
-        for (d, &(dx, dy)) in DIR_STEPS.iter().enumerate() {
+        for d in 0..DIRS {
             if board.pattern(att, p, d) < Pattern::B4 {
                 continue;
             }
-            for k in -5isize..=5 {
-                let x = p.x() as isize + k * dx;
-                let y = p.y() as isize + k * dy;
-                if x >= 0 && y >= 0 && board.contains(x as usize, y as usize) {
-                    let q = Pos::new(x as usize, y as usize);
-                    if board.is_empty(q) {
-                        lines.set(q);
-                    }
+            for q in board.line_cells(p, d, 5) {
+                if board.is_empty(q) {
+                    lines.set(q);
                 }
             }
         }
