@@ -56,8 +56,10 @@ impl Options {
         if self.max_memory == 0 {
             return DEFAULT_TT_BYTES;
         }
+        // At most 16 GiB, or 1 GiB in a 32-bit process's address space.
+        let most: u64 = if usize::BITS >= 64 { 1 << 34 } else { 1 << 30 };
         let room = self.max_memory.saturating_sub(BASE_MEMORY) * 9 / 10;
-        (room as usize).min(1 << 34)
+        room.min(most) as usize
     }
 
     /// The search limits for a move, given the empty cells left, the
