@@ -149,6 +149,9 @@ pub struct Searcher {
     last_score: Option<i32>,
     /// Moves generated at the root of the last iteration.
     root_moves: usize,
+    /// The static value of the node at each ply of the current line
+    /// (`NO_EVAL` where it was threatened or not computed).
+    evals: [i32; MAX_PLY],
     /// The threat solver, for wins and losses by threats at the root.
     solver: crate::solver::Solver,
 }
@@ -211,6 +214,7 @@ impl Searcher {
             root_best: None,
             last_score: None,
             root_moves: 0,
+            evals: [NO_EVAL; MAX_PLY],
             solver: crate::solver::Solver::new(),
         }
     }
@@ -568,6 +572,20 @@ impl Searcher {
             }
         }
 
+        // Is the side to move better off than two plies ago? Then move-count
+        // pruning keeps more moves.
+        let improving = if self.params.mcp_improving && self.params.mcp_scale > 0 {
+            let e = if ply > 0 && !is_decisive(beta) {
+                board.quiet_eval(&self.params).unwrap_or(NO_EVAL)
+            } else {
+                NO_EVAL
+            };
+            self.evals[ply] = e;
+            ply >= 2 && e != NO_EVAL && self.evals[ply - 2] != NO_EVAL && e > self.evals[ply - 2]
+        } else {
+            false
+        };
+
         // Reverse futility: far enough above beta, with nothing threatened,
         // a shallow search will not change that.
         if ply > 0
@@ -627,8 +645,12 @@ impl Searcher {
         let mut best = -WIN;
         let mut best_move = None;
         let mut child = Pv::new();
-        let prune_from = if !forced && beta - alpha == 1 && depth <= self.params.lmp_depth {
+        let prune_from = if forced || beta - alpha > 1 || ply == 0 {
+            usize::MAX
+        } else if depth <= self.params.lmp_depth {
             ((3 + depth * depth) / 2) as usize
+        } else if self.params.mcp_scale > 0 {
+            move_count_limit(depth, self.params.mcp_scale * (1 + improving as i32))
         } else {
             usize::MAX
         };
@@ -768,6 +790,23 @@ pub fn lmr_table(depth: i32, n: usize, scale: i32) -> i32 {
     let d = LN256[depth.clamp(0, 64) as usize];
     let m = LN256[n.min(64)];
     d * m / 256 * scale / (256 * 100)
+}
+
+/// No static value at this ply (see `Searcher::evals`).
+const NO_EVAL: i32 = i32::MIN;
+
+/// `depth^1.32`, rounded down, for depths up to 32 (integers, so pruning
+/// is the same on every platform).
+const POW132: [i32; 33] = [
+    0, 1, 2, 4, 6, 8, 10, 13, 15, 18, 20, 23, 26, 29, 32, 35, 38, 42, 45, 48, 52, 55, 59, 62, 66,
+    70, 73, 77, 81, 85, 89, 93, 97,
+];
+
+/// Move-count pruning: the index from which quiet moves are skipped at
+/// `depth`, `(3 + depth^1.32) * scale / 200` (at least 1).
+pub fn move_count_limit(depth: i32, scale: i32) -> usize {
+    let t = POW132[depth.clamp(0, 32) as usize];
+    ((3 + t) * scale / 200).max(1) as usize
 }
 
 /// The depth a child is searched to: a lone forced reply costs no depth.

@@ -54,6 +54,14 @@ pub struct Params {
     /// index `(3 + depth * depth) / 2` on are skipped unless they make a
     /// three or a four.
     pub lmp_depth: i32,
+    /// Move-count pruning at every depth: at a non-PV quiet node, once a
+    /// move that does not lose is found, moves from index
+    /// `(3 + depth^1.32) * mcp_scale / 200` on are skipped unless they make
+    /// a three or a four (0: off).
+    pub mcp_scale: i32,
+    /// Move-count pruning keeps twice the moves where the side to move's
+    /// static value is above its value two plies before.
+    pub mcp_improving: bool,
     /// History: at a cut, the moves searched before the cutting move lose
     /// what it gains (0: they keep their score).
     pub history_malus: bool,
@@ -100,6 +108,8 @@ impl Default for Params {
             rfp_depth: 4,
             rfp_margin: 80,
             lmp_depth: 0,
+            mcp_scale: 100,
+            mcp_improving: false,
             history_malus: false,
             tt: true,
             vcf_depth: 24,
@@ -174,6 +184,8 @@ impl Params {
             "rfp_depth" => self.rfp_depth = value as i32,
             "rfp_margin" => self.rfp_margin = value as i32,
             "lmp_depth" => self.lmp_depth = value as i32,
+            "mcp_scale" => self.mcp_scale = value as i32,
+            "mcp_improving" => self.mcp_improving = value != 0,
             "history_malus" => self.history_malus = value != 0,
             "vcf_depth" => self.vcf_depth = n(value)? as u32,
             "vcf_nodes" => self.vcf_nodes = n(value)? as u64,

@@ -199,6 +199,20 @@ fn random_position(rng: &mut StdRng, rule: Rule, size: usize, plies: usize) -> B
 }
 
 #[test]
+fn move_count_limit_follows_depth_to_the_1_32() {
+    // (3 + d^1.32) / 2: 2 at depths 1-2, 4 at 4, 6 at 6, 11 at 10.
+    let at = |d| move_count_limit(d, 100);
+    assert_eq!([at(1), at(2), at(4), at(6), at(10)], [2, 2, 4, 6, 11]);
+    assert_eq!(move_count_limit(10, 200), 23);
+    assert_eq!(move_count_limit(0, 1), 1);
+    for d in 0..40 {
+        assert!(at(d + 1) >= at(d));
+        // Past the table the limit holds at depth 32's.
+        assert!(at(d) <= at(32));
+    }
+}
+
+#[test]
 fn lmr_table_grows_with_depth_and_move_number() {
     assert_eq!(lmr_table(1, 10, 100), 0);
     assert_eq!(lmr_table(10, 1, 100), 0);
@@ -224,6 +238,7 @@ fn alpha_beta_equals_minimax_on_random_positions() {
         razor_depth: 0,
         rfp_depth: 0,
         lmp_depth: 0,
+        mcp_scale: 0,
         width: 5,
         root_width: 6,
         ..Params::default()
