@@ -99,7 +99,7 @@ impl Default for Params {
             lmr_depth: 3,
             lmr_index: 4,
             lmr_scale: 0,
-            razor_depth: 0,
+            razor_depth: 2,
             razor_margin: 60,
             threat_extension: 0,
             vcf_threat_penalty: 0,
