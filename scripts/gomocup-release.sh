@@ -7,6 +7,9 @@
 #   scripts/gomocup-release.sh --no-32    the 64-bit engine only
 #   scripts/gomocup-release.sh --games N  colour-swapped games under Wine
 #                                         against the Linux build (default 2)
+#   scripts/gomocup-release.sh --linux P  compare with this Linux engine
+#                                         instead of building one
+#   scripts/gomocup-release.sh --install-only   the tools, nothing else
 #
 # What it needs, installed with apt when missing: Debian's newer Rust with
 # its standard-library source (rustc-web, cargo-web, rust-web-src, 1.96),
@@ -31,15 +34,22 @@ cd "$(dirname "$0")/.."
 
 games=2
 build32=1
+linux=
+install_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --no-32) build32=0 ;;
+        --install-only) install_only=1 ;;
+        --linux)
+            linux="${2:?--linux needs a path}"
+            shift
+            ;;
         --games)
             games="${2:?--games needs a number}"
             shift
             ;;
         *)
-            echo "usage: $0 [--no-32] [--games N]" >&2
+            echo "usage: $0 [--no-32] [--games N] [--linux PATH] [--install-only]" >&2
             exit 2
             ;;
     esac
@@ -65,10 +75,14 @@ if [ ${#need[@]} -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
+[ "$install_only" = 1 ] && exit 0
+
 # -- builds ------------------------------------------------------------------
-say "Linux build (the reference)"
-cargo build --release --bin pbrain-tengen
-linux=target/release/pbrain-tengen
+if [ -z "$linux" ]; then
+    say "Linux build (the reference)"
+    cargo build --release --bin pbrain-tengen
+    linux=target/release/pbrain-tengen
+fi
 
 # One cross build; prints the executable's path.
 cross() {
@@ -134,9 +148,10 @@ fi
 
 say "protocol replies: Linux and Windows (under Wine), CRLF input"
 # A node-limited session is deterministic: the replies must be the same
-# (MESSAGE lines carry times, so they are left out). No END: the replies
-# to the searches come before the end of input closes the engine.
-session='START 15\r\nINFO max_node 30000\r\nBEGIN\r\nTURN 9,8\r\nBOARD\r\n7,7,1\r\n8,8,2\r\n6,6,1\r\nDONE\r\nTAKEBACK 6,6\r\nABOUT\r\nBLAH\r\nTURN 99,99\r\nRESTART\r\nINFO rule 4\r\nBOARD\r\n7,7,1\r\n8,8,2\r\n7,8,1\r\n9,9,2\r\nDONE\r\nYXSHOWFORBID\r\n'
+# (MESSAGE lines carry times, so they are left out). Gomocup's 80 MB
+# memory limit sizes the table on both systems. No END: the replies to the
+# searches come before the end of input closes the engine.
+session='START 15\r\nINFO max_memory 83886080\r\nINFO max_node 30000\r\nBEGIN\r\nTURN 9,8\r\nBOARD\r\n7,7,1\r\n8,8,2\r\n6,6,1\r\nDONE\r\nTAKEBACK 6,6\r\nABOUT\r\nBLAH\r\nTURN 99,99\r\nRESTART\r\nINFO rule 4\r\nBOARD\r\n7,7,1\r\n8,8,2\r\n7,8,1\r\n9,9,2\r\nDONE\r\nYXSHOWFORBID\r\n'
 replies() { printf "$session" | "$@" 2>/dev/null | tr -d '\r' | grep -v '^MESSAGE' || true; }
 replies_linux=$(replies "$linux")
 replies_win=$(replies wine "$stage/pbrain-tengen64.exe")
