@@ -13,10 +13,10 @@
 #
 # What it needs, installed with apt when missing: Debian's newer Rust with
 # its standard-library source (rustc-web, cargo-web, rust-web-src, 1.96),
-# MinGW for 64- and 32-bit Windows, Wine and zip. The rustup toolchain and
-# the Linux build in target/release are left alone: the Windows build uses
-# /usr/bin/cargo and /usr/bin/rustc and its own target directory,
-# target/windows.
+# MinGW for 64- and 32-bit Windows, Wine (packages wine and wine64) and
+# zip. The rustup toolchain and the Linux build in target/release are left
+# alone: the Windows build uses /usr/bin/cargo and /usr/bin/rustc and its
+# own target directory, target/windows.
 #
 # The targets are x86_64-win7-windows-gnu and i686-win7-windows-gnu: they
 # run on Windows 7 and later and under Debian's Wine 8 (the plain
@@ -66,7 +66,8 @@ command -v x86_64-w64-mingw32-gcc >/dev/null || need+=(gcc-mingw-w64-x86-64)
 if [ "$build32" = 1 ]; then
     command -v i686-w64-mingw32-gcc >/dev/null || need+=(gcc-mingw-w64-i686)
 fi
-command -v wine >/dev/null || need+=(wine64)
+# wine64 is the emulator; the wine package gives the `wine` command.
+command -v wine >/dev/null || need+=(wine wine64)
 command -v zip >/dev/null || need+=(zip)
 if [ ${#need[@]} -gt 0 ]; then
     say "installing ${need[*]}"
