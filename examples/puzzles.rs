@@ -20,19 +20,9 @@ use tengen::perft::position_from_moves;
 use tengen::search::params::Params;
 use tengen::search::{Limits, Searcher, WIN_MIN};
 use tengen::tournament::process::EngineProcess;
+use tengen::tournament::referee::board_message;
 use tengen::tournament::setup::EngineSpec;
-use tengen::{Board, Color, Pos, Rule};
-
-/// The `INFO rule` value of a rule.
-fn gomocup_rule(rule: Rule) -> u32 {
-    match rule {
-        Rule::Freestyle => 0,
-        Rule::Standard => 1,
-        Rule::Renju => 4,
-        Rule::Caro => 8,
-        Rule::CaroExact => 9,
-    }
-}
+use tengen::{Board, Pos, Rule};
 
 fn fail(msg: String) -> ! {
     eprintln!("error: {msg}");
@@ -106,20 +96,11 @@ fn main() {
         if ok != "OK" {
             fail(format!("START {size}: {ok}"));
         }
-        let me: Color = board.side_to_move();
-        let mut msg = format!(
-            "INFO rule {}\nINFO timeout_turn {turn}\nINFO timeout_match 0\nINFO time_left 2147483647\nBOARD\n",
-            gomocup_rule(rule)
+        let msg = format!(
+            "INFO rule {}\nINFO timeout_turn {turn}\nINFO timeout_match 0\nINFO time_left 2147483647\n{}",
+            rule.gomocup(),
+            board_message(&board)
         );
-        for (p, c) in board.moves() {
-            msg.push_str(&format!(
-                "{},{},{}\n",
-                p.x(),
-                p.y(),
-                if c == me { 1 } else { 2 }
-            ));
-        }
-        msg.push_str("DONE");
         let t = Instant::now();
         e.send(&msg).unwrap();
         let reply = e.reply(far()).unwrap_or_default();

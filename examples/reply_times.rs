@@ -17,6 +17,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::time::{Duration, Instant};
 use tengen::tournament::process::EngineProcess;
+use tengen::tournament::referee::board_message;
 use tengen::tournament::setup::EngineSpec;
 use tengen::{Board, Pos, Rule};
 
@@ -53,11 +54,7 @@ fn main() {
         }
         i += 2;
     }
-    let board_rule = match rule {
-        1 => Rule::Standard,
-        4 => Rule::Renju,
-        _ => Rule::Freestyle,
-    };
+    let board_rule = Rule::from_gomocup(rule);
     let spec = EngineSpec::parse(&engine).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(2)
@@ -87,17 +84,7 @@ fn main() {
                 break;
             }
         }
-        let me = b.side_to_move();
-        let mut msg = format!("INFO time_left {left}\nBOARD\n");
-        for (p, c) in b.moves() {
-            msg.push_str(&format!(
-                "{},{},{}\n",
-                p.x(),
-                p.y(),
-                if c == me { 1 } else { 2 }
-            ));
-        }
-        msg.push_str("DONE");
+        let msg = format!("INFO time_left {left}\n{}", board_message(&b));
         let t = Instant::now();
         e.send(&msg).unwrap();
         let r = e.reply(far()).expect("a reply");

@@ -182,6 +182,18 @@ impl Rule {
         self as usize
     }
 
+    /// The Gomocup `INFO rule` value of this rule (the inverse of
+    /// [`Rule::from_gomocup`]).
+    pub fn gomocup(self) -> u32 {
+        match self {
+            Rule::Freestyle => 0,
+            Rule::Standard => 1,
+            Rule::Renju => 4,
+            Rule::Caro => 8,
+            Rule::CaroExact => 9,
+        }
+    }
+
     /// The rule of a Gomocup `INFO rule` bit mask (1 exactly five, 2
     /// continuous game, 4 renju, 8 caro). A lone 2 is renju, as
     /// Yixin-Board sends it.
@@ -275,5 +287,8 @@ mod tests {
         assert_eq!(Rule::from_gomocup(9), Rule::CaroExact);
         assert_eq!("RENJU".parse::<Rule>().unwrap(), Rule::Renju);
         assert!("chess".parse::<Rule>().is_err());
+        for rule in Rule::ALL {
+            assert_eq!(Rule::from_gomocup(rule.gomocup()), rule);
+        }
     }
 }

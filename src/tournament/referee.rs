@@ -91,13 +91,7 @@ fn prepare(e: &mut EngineProcess, cfg: &GameConfig) -> Result<(), String> {
         Err(ReplyError::Closed) => return Err("crashed at START".into()),
     }
     let ms = |d: Option<Duration>| d.map(|d| d.as_millis() as u64).unwrap_or(0);
-    let rule = match cfg.rule {
-        Rule::Freestyle => 0,
-        Rule::Standard => 1,
-        Rule::Renju => 4,
-        Rule::Caro => 8,
-        Rule::CaroExact => 9,
-    };
+    let rule = cfg.rule.gomocup();
     // timeout_turn 0 means "as fast as possible" in the protocol: with a
     // game clock and no turn limit, the turn limit is the game's time.
     let turn = cfg.tc.turn.or(cfg.tc.game);
@@ -114,6 +108,20 @@ fn prepare(e: &mut EngineProcess, cfg: &GameConfig) -> Result<(), String> {
         info.push_str(&format!("\nINFO max_node {n}"));
     }
     e.send(&info)
+}
+
+/// The `BOARD` command that sets `board` for the side to move (field 1:
+/// its own stones, 2: the opponent's), ending in `DONE`, without a final
+/// newline.
+pub fn board_message(board: &Board) -> String {
+    let side = board.side_to_move();
+    let mut msg = String::from("BOARD");
+    for (p, c) in board.moves() {
+        let field = if c == side { 1 } else { 2 };
+        msg.push_str(&format!("\n{},{},{field}", p.x(), p.y()));
+    }
+    msg.push_str("\nDONE");
+    msg
 }
 
 /// Plays one game: `black` and `white` are the engines of each colour.
@@ -195,12 +203,7 @@ pub fn play(
             if board.ply() == 0 {
                 msg.push_str("BEGIN");
             } else {
-                msg.push_str("BOARD");
-                for (p, c) in board.moves() {
-                    let field = if c == side { 1 } else { 2 };
-                    msg.push_str(&format!("\n{},{},{field}", p.x(), p.y()));
-                }
-                msg.push_str("\nDONE");
+                msg.push_str(&board_message(&board));
             }
         } else if let Some(last) = board.last_move() {
             msg.push_str(&format!("TURN {},{}", last.x(), last.y()));
