@@ -120,6 +120,7 @@ impl Options {
         limits.hard_time = Some(ms(maximum));
         limits.soft_time = Some(ms(optimum.max(1)));
         limits.adaptive = true;
+        limits.ample = ample;
         limits
     }
 }
@@ -413,7 +414,7 @@ mod tests {
         };
         let l = at(180_000, 4);
         let (soft, hard) = (l.soft_time.unwrap(), l.hard_time.unwrap());
-        assert!(l.adaptive);
+        assert!(l.adaptive && !l.ample);
         assert!(soft >= Duration::from_millis(7_000) && soft <= Duration::from_millis(10_000));
         assert!(
             hard <= Duration::from_millis(30_000) && hard > soft,
@@ -434,6 +435,7 @@ mod tests {
             ..Options::default()
         };
         let l = o.limits(200, 20, Duration::ZERO);
+        assert!(l.ample);
         assert!(l.hard_time.unwrap() >= Duration::from_millis(150));
         assert!(l.hard_time.unwrap() < Duration::from_millis(200));
     }

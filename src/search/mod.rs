@@ -48,6 +48,9 @@ pub struct Limits {
     /// move and score hold from iteration to iteration, more (up to the
     /// hard limit) when the best move changes or the score falls.
     pub adaptive: bool,
+    /// The game clock has room for the whole turn on every move to come
+    /// (or there is no game clock), so saving time buys nothing.
+    pub ample: bool,
 }
 
 impl Limits {
@@ -459,7 +462,11 @@ impl Searcher {
                 break;
             }
             if let Some(t) = limits.soft_time {
-                let t = if limits.adaptive {
+                let t = if limits.adaptive && limits.ample && self.params.ample_pct > 0 {
+                    // Nothing to save time for: keep deepening until this
+                    // share of the hard limit.
+                    limits.hard_time.unwrap_or(t) * self.params.ample_pct / 100
+                } else if limits.adaptive {
                     adapt_time(t, limits.hard_time, changes, self.last_score, score)
                 } else {
                     t
@@ -518,10 +525,26 @@ impl Searcher {
         &mut self,
         board: &mut N,
         depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv: &mut Pv,
+    ) -> i32 {
+        self.node(board, depth, alpha, beta, ply, pv, false)
+    }
+
+    /// One node of the negamax. `cut` says the parent expects this
+    /// null-window node to fail high (an expected cut node).
+    #[allow(clippy::too_many_arguments)]
+    fn node<N: SearchNode>(
+        &mut self,
+        board: &mut N,
+        mut depth: i32,
         mut alpha: i32,
         beta: i32,
         ply: usize,
         pv: &mut Pv,
+        cut: bool,
     ) -> i32 {
         pv.clear();
         self.nodes += 1;
@@ -641,6 +664,16 @@ impl Searcher {
         self.order(&mut moves, tt_move, ply, me);
 
         let forced = kind == NodeKind::Forced;
+        let pv_node = beta - alpha > 1;
+        // Likely to fail high: an expected cut node well above beta.
+        let likely_high = self.params.lfh_margin > 0
+            && cut
+            && !pv_node
+            && !forced
+            && !is_decisive(beta)
+            && board
+                .quiet_eval(&self.params)
+                .is_some_and(|e| e >= beta - self.params.lfh_base + self.params.lfh_margin * depth);
         let alpha0 = alpha;
         let mut best = -WIN;
         let mut best_move = None;
@@ -663,11 +696,24 @@ impl Searcher {
             let important = self.params.lmr_scale > 0
                 && i > 0
                 && (board.is_tactical(p) || board.blocks_threat(p));
+            let important_quick = self.params.cut_reduce_index > 0
+                && cut
+                && i > 0
+                && (board.is_tactical(p) || board.blocks_threat(p));
+            let lfh_cut = likely_high && !board.makes_four(p);
             board.make(p);
-            let new_depth = child_depth(kind, moves.len(), depth);
+            let new_depth = child_depth(kind, moves.len(), depth) - lfh_cut as i32;
             let mut score;
             if i == 0 {
-                score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
+                score = -self.node(
+                    board,
+                    new_depth,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                    &mut child,
+                    !pv_node && !cut,
+                );
             } else {
                 let r = if forced {
                     0
@@ -682,20 +728,40 @@ impl Searcher {
                 } else {
                     0
                 };
-                score = -self.negamax(
+                // An expected cut node reduces its late quiet moves more.
+                let r = if !forced
+                    && cut
+                    && self.params.cut_reduce_index > 0
+                    && i >= self.params.cut_reduce_index
+                    && depth >= 3
+                    && !important_quick
+                {
+                    (r + 1).min((new_depth - 1).max(0))
+                } else {
+                    r
+                };
+                score = -self.node(
                     board,
                     new_depth - r,
                     -alpha - 1,
                     -alpha,
                     ply + 1,
                     &mut child,
+                    r > 0 || !cut,
                 );
                 if score > alpha && r > 0 {
-                    score =
-                        -self.negamax(board, new_depth, -alpha - 1, -alpha, ply + 1, &mut child);
+                    score = -self.node(
+                        board,
+                        new_depth,
+                        -alpha - 1,
+                        -alpha,
+                        ply + 1,
+                        &mut child,
+                        !cut,
+                    );
                 }
                 if score > alpha && score < beta {
-                    score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
+                    score = -self.node(board, new_depth, -beta, -alpha, ply + 1, &mut child, false);
                 }
             }
             board.unmake();
@@ -708,6 +774,17 @@ impl Searcher {
                 best_move = Some(p);
                 if score > alpha {
                     alpha = score;
+                    // Once a move beat alpha, the rest only have to
+                    // refute it: a ply less will do.
+                    if self.params.alpha_reduce
+                        && ply > 0
+                        && depth > 2
+                        && depth < 12
+                        && !is_decisive(score)
+                        && score < beta
+                    {
+                        depth -= 1;
+                    }
                     pv.clear();
                     pv.push(p);
                     let _ = pv.try_extend_from_slice(&child);
@@ -849,6 +926,10 @@ pub trait SearchNode {
     /// Does move `m` take a cell where the opponent would make an open
     /// three or a four?
     fn blocks_threat(&self, m: Pos) -> bool;
+    /// Does `m` make a four (or five) for the side to move?
+    fn makes_four(&self, _m: Pos) -> bool {
+        false
+    }
     /// The moves to search, ordered.
     fn generate(
         &mut self,
@@ -899,6 +980,10 @@ impl SearchNode for Board {
         if params.static_four_three && ply > 0 && crate::solver::four_three_wins(self, me) {
             return Some((WIN - (ply as i32 + 5), None));
         }
+        // So does a double open three against no fours.
+        if params.static_three_three && ply > 0 && crate::solver::three_three_wins(self, me) {
+            return Some((WIN - (ply as i32 + 5), None));
+        }
         None
     }
 
@@ -934,6 +1019,10 @@ impl SearchNode for Board {
 
     fn is_tactical(&self, m: Pos) -> bool {
         self.class(self.side_to_move(), m) >= Class::Flex3
+    }
+
+    fn makes_four(&self, m: Pos) -> bool {
+        self.class(self.side_to_move(), m).is_four()
     }
 
     fn blocks_threat(&self, m: Pos) -> bool {

@@ -41,6 +41,9 @@ pub struct Params {
     /// Score a four-three against an opponent without fours as a win
     /// without searching it.
     pub static_four_three: bool,
+    /// Score a double open three against an opponent without fours as a
+    /// win without searching it.
+    pub static_three_three: bool,
     /// Against an opponent's four-three point, search only the cells that
     /// take it away and our own fours.
     pub defend_four_three: bool,
@@ -65,6 +68,23 @@ pub struct Params {
     /// History: at a cut, the moves searched before the cutting move lose
     /// what it gains (0: they keep their score).
     pub history_malus: bool,
+    /// After a move raises alpha at a node of depth 3 to 11 below the root
+    /// (its score not decisive), the remaining moves are searched one ply
+    /// shallower (Rapfi's "after raising alpha").
+    pub alpha_reduce: bool,
+    /// At an expected cut node (a null-window node whose parent expects it
+    /// to fail high), late quiet moves from index `cut_reduce_index` on are
+    /// reduced one ply more (0: off).
+    pub cut_reduce_index: usize,
+    /// Likely fail high: at an expected cut node whose quiet static value
+    /// is at least `beta - lfh_base + lfh_margin * depth`, moves that make
+    /// no four are searched one ply shallower (`lfh_margin` 0: off).
+    pub lfh_base: i32,
+    pub lfh_margin: i32,
+    /// With time to spare on the game clock (or none), start iterations
+    /// until this percent of the move's hard limit instead of stopping
+    /// early when the best move is settled (0: always the adaptive rule).
+    pub ample_pct: u32,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
     /// Threat search: most attacker moves in one VCF line.
@@ -104,6 +124,7 @@ impl Default for Params {
             threat_extension: 0,
             vcf_threat_penalty: 0,
             static_four_three: true,
+            static_three_three: false,
             defend_four_three: false,
             rfp_depth: 4,
             rfp_margin: 80,
@@ -111,6 +132,11 @@ impl Default for Params {
             mcp_scale: 100,
             mcp_improving: false,
             history_malus: false,
+            alpha_reduce: false,
+            cut_reduce_index: 0,
+            lfh_base: 45,
+            lfh_margin: 0,
+            ample_pct: 0,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2000,
@@ -180,6 +206,7 @@ impl Params {
             "threat_extension" => self.threat_extension = value as i32,
             "vcf_threat_penalty" => self.vcf_threat_penalty = value as i32,
             "static_four_three" => self.static_four_three = value != 0,
+            "static_three_three" => self.static_three_three = value != 0,
             "defend_four_three" => self.defend_four_three = value != 0,
             "rfp_depth" => self.rfp_depth = value as i32,
             "rfp_margin" => self.rfp_margin = value as i32,
@@ -187,6 +214,11 @@ impl Params {
             "mcp_scale" => self.mcp_scale = value as i32,
             "mcp_improving" => self.mcp_improving = value != 0,
             "history_malus" => self.history_malus = value != 0,
+            "alpha_reduce" => self.alpha_reduce = value != 0,
+            "cut_reduce_index" => self.cut_reduce_index = n(value)?,
+            "lfh_base" => self.lfh_base = value as i32,
+            "lfh_margin" => self.lfh_margin = value as i32,
+            "ample_pct" => self.ample_pct = n(value)?.min(100) as u32,
             "vcf_depth" => self.vcf_depth = n(value)? as u32,
             "vcf_nodes" => self.vcf_nodes = n(value)? as u64,
             "solve_share" => self.solve_share = n(value)?.min(100) as u32,

@@ -443,3 +443,25 @@ fn four_three_against_no_four_is_a_static_win() {
     let mut r = position_from_moves(15, Rule::Renju, "e5d5f5a1g5a15h7o15h8o1").unwrap();
     assert_eq!(r.decided(&params, 1, &[]), None);
 }
+
+#[test]
+fn double_three_against_no_four_is_a_static_win_where_switched_on() {
+    // Black to move: h8 makes two open threes (f8 g8, h6 h7); white has
+    // only corner stones.
+    let moves = "f8a1g8a15h6o1h7o15";
+    let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+    let on = Params {
+        static_three_three: true,
+        ..Params::default()
+    };
+    assert_eq!(b.decided(&on, 1, &[]), Some((WIN - 6, None)));
+    assert_eq!(b.decided(&Params::default(), 1, &[]), None);
+    // Renju black may not make a double three; caro needs open fives.
+    for rule in [Rule::Renju, Rule::Caro] {
+        let mut r = position_from_moves(15, rule, moves).unwrap();
+        assert_eq!(r.decided(&on, 1, &[]), None, "{rule}");
+    }
+    // White with a four to answer with: no static win.
+    let mut f = position_from_moves(15, Rule::Freestyle, "f8a1g8a2h6a3h7o15").unwrap();
+    assert_eq!(f.decided(&on, 1, &[]), None);
+}

@@ -541,6 +541,26 @@ pub(crate) fn four_three_wins(board: &Board, c: Color) -> bool {
         .all(|&k| board.count(c.opposite(), k) == 0)
 }
 
+/// Does a double open three win for `c` (to move)? Two open threes from
+/// one stone cannot both be stopped by one reply, and an opponent with no
+/// cell that makes a four has no counter to force with; the open four
+/// follows. Not for renju black (a double three is forbidden) nor caro
+/// (a five needs open ends).
+pub(crate) fn three_three_wins(board: &Board, c: Color) -> bool {
+    board.count(c, Class::Flex3x2) > 0
+        && !(c == Color::Black && board.rule() == Rule::Renju)
+        && !matches!(board.rule(), Rule::Caro | Rule::CaroExact)
+        && [
+            Class::Block4,
+            Class::Block4Plus,
+            Class::Block4Flex3,
+            Class::Flex4,
+            Class::Five,
+        ]
+        .iter()
+        .all(|&k| board.count(c.opposite(), k) == 0)
+}
+
 /// Plies to the five from a node decided at once.
 fn terminal_len(board: &Board, or: bool) -> u32 {
     let me = board.side_to_move();
