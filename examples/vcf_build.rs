@@ -317,29 +317,48 @@ fn seed_chain(size: usize, rng: &mut StdRng) -> Chain {
 
 /// Defender stones far from everything, in a lattice with at most two in
 /// any five cells of a line, until both sides have as many stones.
-fn add_filler(c: &Chain, size: usize) -> Option<Chain> {
+fn add_filler(c: &Chain, size: usize, searcher: &mut Searcher) -> Option<Chain> {
+    let fours = c.moves.len() as u32;
     let used = c.used();
-    let far = |p: Pos| {
-        used.iter().all(|q| {
-            let dx = q.x().abs_diff(p.x());
-            let dy = q.y().abs_diff(p.y());
-            dx.max(dy) >= 2
-        })
-    };
     let mut n = c.clone();
-    for p in board_cells(size) {
-        if n.filler.len() == n.pre.len() {
-            break;
-        }
-        if (p.x() + 2 * p.y()) % 5 <= 1 && far(p) {
-            if n.filler.len() < n.pre.len() {
-                n.filler.push(p);
-            } else {
-                n.pre.push(p);
+    // Away from the chain first; next to it only if the board is short.
+    for gap in [2, 1] {
+        for p in board_cells(size) {
+            if n.filler.len() == n.pre.len() {
+                break;
+            }
+            let far = used.iter().chain(&n.filler).chain(&n.pre).all(|q| {
+                let d = q.x().abs_diff(p.x()).max(q.y().abs_diff(p.y()));
+                d >= gap || (d >= 1 && !used.contains(q))
+            });
+            if (p.x() + 2 * p.y()) % 5 <= 1 && far {
+                // Keep a stone only if the chain still works with it.
+                let attacker = n.filler.len() >= n.pre.len();
+                if attacker {
+                    n.pre.push(p);
+                } else {
+                    n.filler.push(p);
+                }
+                // An attacker stone must not open a shorter way to win.
+                let shortcut = attacker
+                    && n.start(size).is_none_or(|mut b| {
+                        searcher.find_vcf(&mut b, fours - 2, 200_000).is_some()
+                    });
+                if shortcut || !n.valid(size, true) {
+                    if n.filler.last() == Some(&p) {
+                        n.filler.pop();
+                    } else {
+                        n.pre.pop();
+                    }
+                }
             }
         }
     }
-    (n.filler.len() == n.pre.len() && n.valid(size, true)).then_some(n)
+    if n.filler.len() != n.pre.len() {
+        log::info!("{} stones short", n.pre.len().abs_diff(n.filler.len()));
+        return None;
+    }
+    n.valid(size, true).then_some(n)
 }
 
 fn moves_string(c: &Chain) -> String {
@@ -371,7 +390,7 @@ fn main() {
         tries += 1;
         // Grow the chain; when stuck, go back a few fours and try again.
         let mut stack = vec![seed_chain(size, &mut rng)];
-        let mut budget = 400;
+        let mut budget = 30 * min;
         while stack.last().unwrap().moves.len() + 1 < min && budget > 0 {
             budget -= 1;
             match extend(stack.last().unwrap(), size, &mut rng, false, &mut searcher) {
@@ -391,7 +410,7 @@ fn main() {
             log::debug!("try {tries}: no double four to finish");
             continue;
         };
-        let Some(c) = add_filler(&c, size) else {
+        let Some(c) = add_filler(&c, size, &mut searcher) else {
             eprintln!("try {tries}: no room for the defender's stones");
             continue;
         };
