@@ -238,7 +238,7 @@ fn extend(
         n.last_dir = d;
         if finish {
             // The last four must also be a four in another line.
-            if let Some(f) = double_four(&n, size, rng) {
+            if let Some(f) = double_four(&n, size, rng, searcher) {
                 return Some(f);
             }
             continue;
@@ -259,7 +259,7 @@ fn extend(
 
 /// Makes the chain's last four a double four: three attacker stones in a
 /// second line through it.
-fn double_four(c: &Chain, size: usize, rng: &mut StdRng) -> Option<Chain> {
+fn double_four(c: &Chain, size: usize, rng: &mut StdRng, searcher: &mut Searcher) -> Option<Chain> {
     let (last, _) = *c.moves.last()?;
     let used = c.used();
     let att = attacker_stones(c);
@@ -284,8 +284,13 @@ fn double_four(c: &Chain, size: usize, rng: &mut StdRng) -> Option<Chain> {
             }
             let mut n = c.clone();
             n.pre.extend(free[..3 - have].iter().copied());
+            // The new stones must not open a shorter way to win.
             if n.valid(size, true) {
-                return Some(n);
+                let mut b = n.start(size)?;
+                let fours = n.moves.len() as u32;
+                if searcher.find_vcf(&mut b, fours - 2, 200_000).is_none() {
+                    return Some(n);
+                }
             }
         }
     }
@@ -389,10 +394,20 @@ fn main() {
     while found < count && tries < 20_000 {
         tries += 1;
         // Grow the chain; when stuck, go back a few fours and try again.
+        // Once long enough, try to finish it with a double four at every
+        // length until that works.
         let mut stack = vec![seed_chain(size, &mut rng)];
         let mut budget = 30 * min;
-        while stack.last().unwrap().moves.len() + 1 < min && budget > 0 {
+        let mut finished = None;
+        while budget > 0 && finished.is_none() {
             budget -= 1;
+            let top = stack.last().unwrap();
+            if top.moves.len() + 1 >= min {
+                finished = extend(top, size, &mut rng, true, &mut searcher);
+                if finished.is_some() {
+                    break;
+                }
+            }
             match extend(stack.last().unwrap(), size, &mut rng, false, &mut searcher) {
                 Some(n) => stack.push(n),
                 None => {
@@ -401,13 +416,9 @@ fn main() {
                 }
             }
         }
-        let c = stack.pop().unwrap();
-        if c.moves.len() + 1 < min {
-            log::debug!("try {tries}: stuck at {} fours", c.moves.len());
-            continue;
-        }
-        let Some(c) = extend(&c, size, &mut rng, true, &mut searcher) else {
-            log::debug!("try {tries}: no double four to finish");
+        let Some(c) = finished else {
+            let longest = stack.last().map_or(0, |c| c.moves.len());
+            log::debug!("try {tries}: not finished (at {longest} fours)");
             continue;
         };
         let Some(c) = add_filler(&c, size, &mut searcher) else {
