@@ -156,6 +156,25 @@ fn attacker_stones(c: &Chain) -> HashSet<Pos> {
         .collect()
 }
 
+/// The cells of window `w` other than `last` that nothing uses yet, or
+/// `None` if a defender stone (or a reserved cell) is in it; the rest of
+/// the window are attacker stones.
+fn free_cells(
+    w: &[Pos; 5],
+    last: Pos,
+    used: &HashSet<Pos>,
+    att: &HashSet<Pos>,
+) -> Option<Vec<Pos>> {
+    let others = w.iter().copied().filter(|&q| q != last);
+    if others
+        .clone()
+        .any(|q| used.contains(&q) && !att.contains(&q))
+    {
+        return None;
+    }
+    Some(others.filter(|q| !used.contains(q)).collect())
+}
+
 /// One more four: a window through the last four's stone in another
 /// direction, holding two attacker stones (reused or new) and two free
 /// cells for the next four and its block.
@@ -175,17 +194,11 @@ fn extend(
             continue;
         }
         for w in windows(size, last, d) {
-            let others: Vec<Pos> = w.iter().copied().filter(|&q| q != last).collect();
-            let have = others.iter().filter(|q| att.contains(q)).count();
-            if others.iter().any(|q| used.contains(q) && !att.contains(q)) {
+            let Some(free) = free_cells(&w, last, &used, &att) else {
                 continue;
-            }
-            let free: Vec<Pos> = others
-                .iter()
-                .copied()
-                .filter(|q| !used.contains(q))
-                .collect();
-            if have > 2 || free.len() != 4 - have {
+            };
+            let have = 4 - free.len();
+            if have > 2 {
                 continue;
             }
             // The cells just past both ends of the window: defender
@@ -269,15 +282,9 @@ fn double_four(c: &Chain, size: usize, rng: &mut StdRng, searcher: &mut Searcher
         let mut ws = windows(size, last, d);
         ws.shuffle(rng);
         for w in ws {
-            let others: Vec<Pos> = w.iter().copied().filter(|&q| q != last).collect();
-            if others.iter().any(|q| used.contains(q) && !att.contains(q)) {
+            let Some(free) = free_cells(&w, last, &used, &att) else {
                 continue;
-            }
-            let free: Vec<Pos> = others
-                .iter()
-                .copied()
-                .filter(|q| !used.contains(q))
-                .collect();
+            };
             let have = 4 - free.len();
             if have > 3 || free.is_empty() {
                 continue;

@@ -692,12 +692,10 @@ impl Searcher {
             if i >= prune_from && best > -WIN_MIN && !board.is_tactical(p) {
                 continue;
             }
-            // Only the table reductions ask (two lookups a move otherwise).
-            let important = self.params.lmr_scale > 0
-                && i > 0
-                && (board.is_tactical(p) || board.blocks_threat(p));
-            let important_quick = self.params.cut_reduce_index > 0
-                && cut
+            // Only the table and cut-node reductions ask (two lookups a
+            // move otherwise).
+            let important = (self.params.lmr_scale > 0
+                || (self.params.cut_reduce_index > 0 && cut))
                 && i > 0
                 && (board.is_tactical(p) || board.blocks_threat(p));
             let lfh_cut = likely_high && !board.makes_four(p);
@@ -734,7 +732,7 @@ impl Searcher {
                     && self.params.cut_reduce_index > 0
                     && i >= self.params.cut_reduce_index
                     && depth >= 3
-                    && !important_quick
+                    && !important
                 {
                     (r + 1).min((new_depth - 1).max(0))
                 } else {

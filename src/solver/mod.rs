@@ -527,18 +527,7 @@ impl Solver {
 /// black's three may be a false one, and under caro the four can also be
 /// stopped past its five cell, which may touch the three: never counted.
 pub(crate) fn four_three_wins(board: &Board, c: Color) -> bool {
-    board.count(c, Class::Block4Flex3) > 0
-        && !(c == Color::Black && board.rule() == Rule::Renju)
-        && !matches!(board.rule(), Rule::Caro | Rule::CaroExact)
-        && [
-            Class::Block4,
-            Class::Block4Plus,
-            Class::Block4Flex3,
-            Class::Flex4,
-            Class::Five,
-        ]
-        .iter()
-        .all(|&k| board.count(c.opposite(), k) == 0)
+    wins_unanswered(board, c, Class::Block4Flex3)
 }
 
 /// Does a double open three win for `c` (to move)? Two open threes from
@@ -547,7 +536,13 @@ pub(crate) fn four_three_wins(board: &Board, c: Color) -> bool {
 /// follows. Not for renju black (a double three is forbidden) nor caro
 /// (a five needs open ends).
 pub(crate) fn three_three_wins(board: &Board, c: Color) -> bool {
-    board.count(c, Class::Flex3x2) > 0
+    wins_unanswered(board, c, Class::Flex3x2)
+}
+
+/// `c` (to move) has a cell of class `k`, the opponent no cell that makes
+/// a four, and the rule is neither caro nor renju with black to move.
+fn wins_unanswered(board: &Board, c: Color, k: Class) -> bool {
+    board.count(c, k) > 0
         && !(c == Color::Black && board.rule() == Rule::Renju)
         && !matches!(board.rule(), Rule::Caro | Rule::CaroExact)
         && [
