@@ -144,6 +144,9 @@ pub struct Searcher {
     /// Cells the search may not play at the root (Yixin-Board's YXBLOCK).
     pub root_excluded: Vec<Pos>,
     vcf_line: Vec<Pos>,
+    /// Positions where the threat search found no VCF, and to how many
+    /// fours it looked (see `vcf::VcfCache`).
+    vcf_cache: vcf::VcfCache,
     /// The best root move of the iteration under way, once one has been
     /// searched in full and beaten alpha: move, score, line.
     root_best: Option<(Pos, i32, Pv)>,
@@ -214,6 +217,7 @@ impl Searcher {
             limits: Limits::default(),
             root_excluded: Vec::new(),
             vcf_line: Vec::with_capacity(64),
+            vcf_cache: vcf::VcfCache::new(),
             root_best: None,
             last_score: None,
             root_moves: 0,
@@ -230,6 +234,7 @@ impl Searcher {
     /// Forgets everything learnt: table, killers, history.
     pub fn clear(&mut self) {
         self.tt.clear();
+        self.vcf_cache.clear();
         self.killers = [[None; 2]; MAX_PLY];
         self.history.iter_mut().for_each(|h| h.fill(0));
         self.last_score = None;

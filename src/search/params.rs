@@ -91,6 +91,9 @@ pub struct Params {
     pub vcf_depth: u32,
     /// Threat search: most nodes for one VCF call at the horizon.
     pub vcf_nodes: u64,
+    /// The horizon's VCF plays each four after the first near the
+    /// previous one (faster, misses VCFs that jump about the board).
+    pub vcf_local: bool,
     /// Threat solver at the root: percent of the move's node or time limit
     /// spent looking for our own win by threats before searching (0: off).
     pub solve_share: u32,
@@ -140,6 +143,7 @@ impl Default for Params {
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2000,
+            vcf_local: false,
             solve_share: 10,
             refute_share: 15,
             refute_tries: 3,
@@ -221,6 +225,7 @@ impl Params {
             "ample_pct" => self.ample_pct = n(value)?.min(100) as u32,
             "vcf_depth" => self.vcf_depth = n(value)? as u32,
             "vcf_nodes" => self.vcf_nodes = n(value)? as u64,
+            "vcf_local" => self.vcf_local = value != 0,
             "solve_share" => self.solve_share = n(value)?.min(100) as u32,
             "refute_share" => self.refute_share = n(value)?.min(100) as u32,
             "refute_tries" => self.refute_tries = n(value)? as u32,

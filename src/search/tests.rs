@@ -465,3 +465,65 @@ fn double_three_against_no_four_is_a_static_win_where_switched_on() {
     let mut f = position_from_moves(15, Rule::Freestyle, "f8a1g8a2h6a3h7o15").unwrap();
     assert_eq!(f.decided(&on, 1, &[]), None);
 }
+
+#[test]
+fn the_vcf_cache_changes_no_answer() {
+    // Positions from random games near the centre where the side to move
+    // has a four to play: the VCF found (or not) is the same line with the
+    // cache of refuted positions as without it, and the cache saves nodes.
+    let mut rng = StdRng::seed_from_u64(5);
+    let (mut wins, mut tried, mut local_wins) = (0, 0, 0);
+    let (mut with_nodes, mut without_nodes) = (0, 0);
+    for rule in [Rule::Freestyle, Rule::Renju] {
+        for _ in 0..60 {
+            let mut b = Board::new(15, rule).unwrap();
+            for _ in 0..rng.gen_range(20..50) {
+                let me = b.side_to_move();
+                let cands: Vec<Pos> = b
+                    .candidates()
+                    .iter()
+                    .filter(|&p| p.x().abs_diff(7) <= 4 && p.y().abs_diff(7) <= 4)
+                    .filter(|&p| !crate::movegen::is_banned(&mut b, me, p))
+                    .collect();
+                if cands.is_empty() || b.is_won() {
+                    break;
+                }
+                b.make(cands[rng.gen_range(0..cands.len())]);
+            }
+            let me = b.side_to_move();
+            if b.is_won() || b.count(me.opposite(), Class::Five) > 0 || vcf::fours(&b, me) == 0 {
+                continue;
+            }
+            tried += 1;
+            let mut cached = Searcher::new(Params::default(), 1 << 16);
+            let mut plain = Searcher::new(Params::default(), 1 << 16);
+            plain.vcf_cache = vcf::VcfCache::off();
+            let a = cached.find_vcf(&mut b, 30, 10_000_000);
+            let c = plain.find_vcf(&mut b, 30, 10_000_000);
+            assert_eq!(a, c, "{rule} {b:?}");
+            wins += a.is_some() as u32;
+            // The local search (fours near the previous one) finds only
+            // real VCFs, and finds some.
+            let mut local = Searcher::new(
+                Params {
+                    vcf_local: true,
+                    ..Params::default()
+                },
+                1 << 16,
+            );
+            if local.vcf_at_horizon(&mut b).is_some() {
+                assert!(a.is_some(), "{rule} {b:?}");
+                local_wins += 1;
+            }
+            with_nodes += cached.nodes;
+            without_nodes += plain.nodes;
+            b.check_consistency().unwrap();
+        }
+    }
+    assert!(tried >= 20 && wins >= 3, "{tried} positions, {wins} wins");
+    assert!(local_wins >= 1 && local_wins <= wins, "{local_wins} of {wins}");
+    assert!(
+        with_nodes < without_nodes,
+        "{with_nodes} >= {without_nodes}"
+    );
+}

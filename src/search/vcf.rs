@@ -28,25 +28,92 @@ fn fives_near(board: &Board, c: Color, p: Pos) -> ArrayVec<Pos, 8> {
     out
 }
 
+/// Positions proven to have no VCF of up to some number of fours: the
+/// same fours in another order reach the same positions, and a failed
+/// search would otherwise explore every order again. Only proofs are kept
+/// (a search cut short by its budget stores nothing), so the cache changes
+/// no answer, only how fast it comes. Direct-mapped, replaced always.
+pub(super) struct VcfCache {
+    entries: Box<[(u64, u32)]>,
+}
+
+const VCF_CACHE_BITS: u32 = 16;
+
+impl VcfCache {
+    pub(super) fn new() -> VcfCache {
+        VcfCache {
+            entries: vec![(0, 0); 1 << VCF_CACHE_BITS].into_boxed_slice(),
+        }
+    }
+
+    /// A cache that keeps nothing (to check that the cache changes no
+    /// answer).
+    #[cfg(test)]
+    pub(super) fn off() -> VcfCache {
+        VcfCache {
+            entries: Box::new([]),
+        }
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.entries.fill((0, 0));
+    }
+
+    #[inline]
+    fn slot(key: u64) -> usize {
+        (key >> (64 - VCF_CACHE_BITS)) as usize
+    }
+
+    /// Is there proof that the position has no VCF of `depth` fours?
+    #[inline]
+    fn refuted(&self, key: u64, depth: u32) -> bool {
+        self.entries
+            .get(Self::slot(key))
+            .is_some_and(|&(k, d)| k == key && d >= depth)
+    }
+
+    #[inline]
+    fn store(&mut self, key: u64, depth: u32) {
+        if let Some(e) = self.entries.get_mut(Self::slot(key)) {
+            *e = (key, depth);
+        }
+    }
+}
+
+/// Is `q` near `p`: in the 5x5 square around it, or on one of its four
+/// lines within four cells?
+#[inline]
+fn near(p: Pos, q: Pos) -> bool {
+    let dx = p.x().abs_diff(q.x());
+    let dy = p.y().abs_diff(q.y());
+    let far = dx.max(dy);
+    far <= 2 || (far <= 4 && (dx == 0 || dy == 0 || dx == dy))
+}
+
+/// How many empty cells make a four (not a five) for `c`.
+#[inline]
+pub(super) fn fours(board: &Board, c: Color) -> u32 {
+    board.count(c, Class::Block4)
+        + board.count(c, Class::Block4Plus)
+        + board.count(c, Class::Block4Flex3)
+        + board.count(c, Class::Flex4)
+}
+
 impl Searcher {
     /// Does the side to move win by continuous fours? Returns the plies to
     /// the five. Bounded by `params.vcf_depth` and `params.vcf_nodes`.
     pub(super) fn vcf_at_horizon(&mut self, board: &mut Board) -> Option<u32> {
         let me = board.side_to_move();
         // Cheap exit: no four to play.
-        let fours = board.count(me, Class::Block4)
-            + board.count(me, Class::Block4Plus)
-            + board.count(me, Class::Block4Flex3)
-            + board.count(me, Class::Flex4)
-            + board.count(me, Class::Five);
-        if fours == 0 {
+        if fours(board, me) + board.count(me, Class::Five) == 0 {
             return None;
         }
         let mut budget = self.params.vcf_nodes;
         let depth = self.params.vcf_depth;
         let mut line = std::mem::take(&mut self.vcf_line);
         line.clear();
-        let r = self.vcf(board, depth, &mut budget, None, &mut line);
+        let local = self.params.vcf_local;
+        let r = self.vcf(board, depth, &mut budget, None, local, None, &mut line);
         self.vcf_line = line;
         r
     }
@@ -63,19 +130,25 @@ impl Searcher {
     ) -> Option<Vec<Pos>> {
         let mut budget = max_nodes;
         let mut line = Vec::new();
-        self.vcf(board, max_fours, &mut budget, None, &mut line)
+        self.vcf(board, max_fours, &mut budget, None, false, None, &mut line)
             .map(|_| line)
     }
 
     /// VCF for the side to move. `must` is the cell the attacker has to
-    /// play (the block of the defender's five), if any. On success `line`
-    /// holds the winning moves; on failure it is as it was.
+    /// play (the block of the defender's five), if any. With `local`, every
+    /// four after the first lies near the attacker's previous four, `last`
+    /// (a fast, incomplete search: a VCF whose fours jump about the board
+    /// is missed). On success `line` holds the winning moves; on failure it
+    /// is as it was.
+    #[allow(clippy::too_many_arguments)]
     fn vcf(
         &mut self,
         board: &mut Board,
         depth: u32,
         budget: &mut u64,
         must: Option<Pos>,
+        local: bool,
+        last: Option<Pos>,
         line: &mut Vec<Pos>,
     ) -> Option<u32> {
         let me = board.side_to_move();
@@ -98,6 +171,14 @@ impl Searcher {
         if depth == 0 || *budget == 0 {
             return None;
         }
+        // A local search's answer depends on the previous four too.
+        let key = match last.filter(|_| local) {
+            Some(l) => board.hash() ^ (l.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            None => board.hash(),
+        };
+        if self.vcf_cache.refuted(key, depth) {
+            return None;
+        }
         let mut moves: ArrayVec<(u8, Pos), 64> = ArrayVec::new();
         match must {
             Some(p) => {
@@ -106,10 +187,22 @@ impl Searcher {
                 }
             }
             None => {
+                // Every four cell is a candidate (it lies within two cells
+                // of a stone): stop once all of them are found.
+                let mut left = fours(board, me);
                 for p in board.candidates().iter() {
-                    let k = board.class(me, p);
-                    if k.is_four() && moves.try_push((k as u8, p)).is_err() {
+                    if left == 0 {
                         break;
+                    }
+                    let k = board.class(me, p);
+                    if k.is_four() {
+                        left -= 1;
+                        if local && last.is_some_and(|l| !near(l, p)) {
+                            continue;
+                        }
+                        if moves.try_push((k as u8, p)).is_err() {
+                            break;
+                        }
                     }
                 }
             }
@@ -125,12 +218,16 @@ impl Searcher {
             let len = line.len();
             line.push(p);
             board.make(p);
-            let result = self.after_four(board, depth, budget, p, line);
+            let result = self.after_four(board, depth, budget, p, local, line);
             board.unmake();
             if result.is_some() {
                 return result;
             }
             line.truncate(len);
+        }
+        // Searched in full: no VCF of `depth` fours here.
+        if *budget > 0 {
+            self.vcf_cache.store(key, depth);
         }
         None
     }
@@ -142,6 +239,7 @@ impl Searcher {
         depth: u32,
         budget: &mut u64,
         p: Pos,
+        local: bool,
         line: &mut Vec<Pos>,
     ) -> Option<u32> {
         let attacker = board.side_to_move().opposite();
@@ -167,8 +265,16 @@ impl Searcher {
                 board.make(block);
                 let threat = fives_near(board, defender, block);
                 let r = match threat.len() {
-                    0 => self.vcf(board, depth - 1, budget, None, line),
-                    1 => self.vcf(board, depth - 1, budget, Some(threat[0]), line),
+                    0 => self.vcf(board, depth - 1, budget, None, local, Some(p), line),
+                    1 => self.vcf(
+                        board,
+                        depth - 1,
+                        budget,
+                        Some(threat[0]),
+                        local,
+                        Some(p),
+                        line,
+                    ),
                     _ => None,
                 };
                 board.unmake();
