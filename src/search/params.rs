@@ -143,7 +143,7 @@ impl Default for Params {
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2000,
-            vcf_local: false,
+            vcf_local: true,
             solve_share: 10,
             refute_share: 15,
             refute_tries: 3,
