@@ -181,8 +181,14 @@ fn defend(
     };
     let opp = me.opposite();
     let mut seen = Bitboard::EMPTY;
+    // Scans stop once the board's count of such cells is found.
+    let mut fours = board.fours(me);
     for p in cands.iter() {
+        if fours == 0 {
+            break;
+        }
         if board.class(me, p).is_four() && board.class(me, p) != Class::Five {
+            fours -= 1;
             seen.set(p);
             out.push(ScoredMove {
                 pos: p,
@@ -190,42 +196,60 @@ fn defend(
             });
         }
     }
-    // Cells on the threatening lines.
+    // Cells on the threatening lines: `lines` of any threat cell, `all`
+    // of every one. A stone off a threat cell's lines (and off the cell)
+    // leaves its patterns there as they are, so only `all` can defend.
     let mut lines = Bitboard::EMPTY;
+    let mut all = !Bitboard::EMPTY;
+    let before = count(board);
+    let mut points = before;
     for p in cands.iter() {
+        if points == 0 {
+            break;
+        }
         if !threats.contains(&board.class(opp, p)) {
             continue;
         }
-        lines.set(p);
+        points -= 1;
+        let mut own = Bitboard::EMPTY;
+        own.set(p);
         for d in 0..DIRS {
             if board.pattern(opp, p, d) < min_line {
                 continue;
             }
             for q in board.line_cells(p, d, 5) {
                 if board.is_empty(q) && !banned.contains(q) {
-                    lines.set(q);
+                    own.set(q);
                 }
             }
         }
+        lines |= own;
+        all &= own;
     }
-    let before = count(board);
     let mut fallback: Option<(u32, Pos)> = None;
     let mut defended = false;
-    for q in lines.iter() {
-        if seen.contains(q) || is_banned(board, me, q) {
-            continue;
+    // Pass 0: the cells on every threat's lines; pass 1, only when none of
+    // them defends: the rest, for the move that stops the most.
+    for cells in [all & lines, lines & !all] {
+        if defended {
+            break;
         }
-        board.make(q);
-        let left = count(board);
-        board.unmake();
-        if left == 0 {
-            defended = true;
-            out.push(ScoredMove {
-                pos: q,
-                score: cell_score(board, params, me, q),
-            });
-        } else if left < before && fallback.is_none_or(|(n, _)| left < n) {
-            fallback = Some((left, q));
+        for q in cells.iter() {
+            if seen.contains(q) || is_banned(board, me, q) {
+                continue;
+            }
+            board.make(q);
+            let left = count(board);
+            board.unmake();
+            if left == 0 {
+                defended = true;
+                out.push(ScoredMove {
+                    pos: q,
+                    score: cell_score(board, params, me, q),
+                });
+            } else if left < before && fallback.is_none_or(|(n, l)| (left, q) < (n, l)) {
+                fallback = Some((left, q));
+            }
         }
     }
     // No single move stops every threat: the position is lost unless our

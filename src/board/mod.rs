@@ -373,6 +373,15 @@ impl Board {
         self.counts[c.index()][k as usize] as u32
     }
 
+    /// How many empty cells make a four (not a five) for `c`.
+    #[inline]
+    pub fn fours(&self, c: Color) -> u32 {
+        self.count(c, Class::Block4)
+            + self.count(c, Class::Block4Plus)
+            + self.count(c, Class::Block4Flex3)
+            + self.count(c, Class::Flex4)
+    }
+
     /// The sum over empty cells of the evaluation table value of each
     /// cell's pattern code for `c`: `own` when `c` is to move, else the
     /// opponent table.

@@ -147,6 +147,8 @@ pub struct Searcher {
     /// Positions where the threat search found no VCF, and to how many
     /// fours it looked (see `vcf::VcfCache`).
     vcf_cache: vcf::VcfCache,
+    /// Move lists of forced nodes, for this search.
+    gen_cache: GenCache,
     /// The best root move of the iteration under way, once one has been
     /// searched in full and beaten alpha: move, score, line.
     root_best: Option<(Pos, i32, Pv)>,
@@ -218,6 +220,7 @@ impl Searcher {
             root_excluded: Vec::new(),
             vcf_line: Vec::with_capacity(64),
             vcf_cache: vcf::VcfCache::new(),
+            gen_cache: GenCache::new(),
             root_best: None,
             last_score: None,
             root_moves: 0,
@@ -257,6 +260,7 @@ impl Searcher {
         mut report: impl FnMut(&Info),
     ) -> SearchResult {
         self.start = Instant::now();
+        self.gen_cache.new_search();
         self.limits = limits.clone();
         self.nodes = 0;
         self.next_check = 0;
@@ -652,7 +656,20 @@ impl Searcher {
         } else {
             &[]
         };
-        let kind = board.generate(&self.params, width, excluded, &mut moves);
+        // A forced node's list (its defences are each checked by playing
+        // them) is kept for the rest of the search: the same position comes
+        // again in the next iteration and in re-searches.
+        let kind = if ply == 0 {
+            board.generate(&self.params, width, excluded, &mut moves)
+        } else if let Some(kind) = self.gen_cache.get(key, &mut moves) {
+            kind
+        } else {
+            let kind = board.generate(&self.params, width, excluded, &mut moves);
+            if kind == NodeKind::Forced {
+                self.gen_cache.put(key, kind, &moves);
+            }
+            kind
+        };
         if ply == 0 {
             self.root_moves = moves.len();
         }
@@ -705,7 +722,8 @@ impl Searcher {
                 && (board.is_tactical(p) || board.blocks_threat(p));
             let lfh_cut = likely_high && !board.makes_four(p);
             board.make(p);
-            let new_depth = child_depth(kind, moves.len(), depth) - lfh_cut as i32;
+            let new_depth =
+                child_depth(kind, moves.len(), depth, self.params.forced_free) - lfh_cut as i32;
             let mut score;
             if i == 0 {
                 score = -self.node(
@@ -855,6 +873,78 @@ impl Searcher {
     }
 }
 
+/// The move lists of forced nodes, by position key, valid for one search
+/// (the parameters that shape a list may change between searches).
+/// Direct-mapped, replaced always; a list too long to keep is not kept.
+struct GenCache {
+    entries: Box<[GenEntry]>,
+    search: u32,
+}
+
+#[derive(Clone)]
+struct GenEntry {
+    key: u64,
+    search: u32,
+    kind: NodeKind,
+    moves: ArrayVec<ScoredMove, 20>,
+}
+
+const GEN_CACHE_BITS: u32 = 14;
+
+impl GenCache {
+    fn new() -> GenCache {
+        let empty = GenEntry {
+            key: 0,
+            search: 0,
+            kind: NodeKind::Quiet,
+            moves: ArrayVec::new(),
+        };
+        GenCache {
+            entries: vec![empty; 1 << GEN_CACHE_BITS].into_boxed_slice(),
+            search: 0,
+        }
+    }
+
+    /// Forgets every list (by moving on to a new search number).
+    fn new_search(&mut self) {
+        self.search = self.search.wrapping_add(1);
+        if self.search == 0 {
+            self.entries.iter_mut().for_each(|e| e.search = 0);
+            self.search = 1;
+        }
+    }
+
+    #[inline]
+    fn slot(key: u64) -> usize {
+        (key >> (64 - GEN_CACHE_BITS)) as usize
+    }
+
+    /// The list kept for `key`, copied into `out`.
+    #[inline]
+    fn get(&self, key: u64, out: &mut Vec<ScoredMove>) -> Option<NodeKind> {
+        let e = &self.entries[Self::slot(key)];
+        (e.key == key && e.search == self.search).then(|| {
+            out.clear();
+            out.extend_from_slice(&e.moves);
+            e.kind
+        })
+    }
+
+    #[inline]
+    fn put(&mut self, key: u64, kind: NodeKind, moves: &[ScoredMove]) {
+        let search = self.search;
+        let e = &mut self.entries[Self::slot(key)];
+        e.moves.clear();
+        if e.moves.try_extend_from_slice(moves).is_ok() {
+            e.key = key;
+            e.search = search;
+            e.kind = kind;
+        } else {
+            e.search = 0;
+        }
+    }
+}
+
 /// `256 * ln(i)`, rounded, for i up to 64 (integers, so the reductions
 /// are the same on every platform).
 const LN256: [i32; 65] = [
@@ -889,9 +979,10 @@ pub fn move_count_limit(depth: i32, scale: i32) -> usize {
     ((3 + t) * scale / 200).max(1) as usize
 }
 
-/// The depth a child is searched to: a lone forced reply costs no depth.
-pub fn child_depth(kind: NodeKind, moves: usize, depth: i32) -> i32 {
-    if kind == NodeKind::Forced && moves == 1 {
+/// The depth a child is searched to: a forced reply costs no depth when
+/// there are at most `free` of them (1: only a lone reply).
+pub fn child_depth(kind: NodeKind, moves: usize, depth: i32, free: usize) -> i32 {
+    if kind == NodeKind::Forced && moves <= free {
         depth
     } else {
         depth - 1

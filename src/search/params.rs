@@ -94,6 +94,9 @@ pub struct Params {
     /// The horizon's VCF plays each four after the first near the
     /// previous one (faster, misses VCFs that jump about the board).
     pub vcf_local: bool,
+    /// A forced node (a threat to answer) with at most this many replies
+    /// costs no depth.
+    pub forced_free: usize,
     /// Threat solver at the root: percent of the move's node or time limit
     /// spent looking for our own win by threats before searching (0: off).
     pub solve_share: u32,
@@ -144,6 +147,7 @@ impl Default for Params {
             vcf_depth: 24,
             vcf_nodes: 2000,
             vcf_local: true,
+            forced_free: 1,
             solve_share: 10,
             refute_share: 15,
             refute_tries: 3,
@@ -226,6 +230,7 @@ impl Params {
             "vcf_depth" => self.vcf_depth = n(value)? as u32,
             "vcf_nodes" => self.vcf_nodes = n(value)? as u64,
             "vcf_local" => self.vcf_local = value != 0,
+            "forced_free" => self.forced_free = n(value)?,
             "solve_share" => self.solve_share = n(value)?.min(100) as u32,
             "refute_share" => self.refute_share = n(value)?.min(100) as u32,
             "refute_tries" => self.refute_tries = n(value)? as u32,

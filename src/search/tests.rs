@@ -163,7 +163,13 @@ fn minimax<N: SearchNode>(
     let mut best = -WIN;
     for m in &moves {
         n.make(m.pos);
-        let v = -minimax(s, n, child_depth(kind, moves.len(), depth), ply + 1, count);
+        let v = -minimax(
+            s,
+            n,
+            child_depth(kind, moves.len(), depth, params.forced_free),
+            ply + 1,
+            count,
+        );
         n.unmake();
         best = best.max(v);
     }
@@ -491,7 +497,7 @@ fn the_vcf_cache_changes_no_answer() {
                 b.make(cands[rng.gen_range(0..cands.len())]);
             }
             let me = b.side_to_move();
-            if b.is_won() || b.count(me.opposite(), Class::Five) > 0 || vcf::fours(&b, me) == 0 {
+            if b.is_won() || b.count(me.opposite(), Class::Five) > 0 || b.fours(me) == 0 {
                 continue;
             }
             tried += 1;
@@ -521,9 +527,35 @@ fn the_vcf_cache_changes_no_answer() {
         }
     }
     assert!(tried >= 20 && wins >= 3, "{tried} positions, {wins} wins");
-    assert!(local_wins >= 1 && local_wins <= wins, "{local_wins} of {wins}");
+    assert!(
+        local_wins >= 1 && local_wins <= wins,
+        "{local_wins} of {wins}"
+    );
     assert!(
         with_nodes < without_nodes,
         "{with_nodes} >= {without_nodes}"
     );
+}
+
+#[test]
+fn the_move_list_cache_keeps_a_list_for_one_search() {
+    // White's open three g8 h8 i8: black's list is forced.
+    let mut b = position_from_moves(15, Rule::Freestyle, "a1h8a15g8o1i8").unwrap();
+    let mut moves = Vec::new();
+    let kind = crate::movegen::generate(&mut b, &Params::default(), 8, &[], &mut moves);
+    assert_eq!(kind, NodeKind::Forced);
+    let mut cache = GenCache::new();
+    cache.new_search();
+    let mut out = Vec::new();
+    assert_eq!(cache.get(b.hash(), &mut out), None);
+    cache.put(b.hash(), kind, &moves);
+    assert_eq!(cache.get(b.hash(), &mut out), Some(kind));
+    assert_eq!(out, moves);
+    assert_eq!(cache.get(b.hash() ^ 1, &mut out), None);
+    // A new search forgets it; a list too long is not kept.
+    cache.new_search();
+    assert_eq!(cache.get(b.hash(), &mut out), None);
+    let long = vec![moves[0]; 40];
+    cache.put(b.hash(), kind, &long);
+    assert_eq!(cache.get(b.hash(), &mut out), None);
 }

@@ -90,22 +90,13 @@ fn near(p: Pos, q: Pos) -> bool {
     far <= 2 || (far <= 4 && (dx == 0 || dy == 0 || dx == dy))
 }
 
-/// How many empty cells make a four (not a five) for `c`.
-#[inline]
-pub(super) fn fours(board: &Board, c: Color) -> u32 {
-    board.count(c, Class::Block4)
-        + board.count(c, Class::Block4Plus)
-        + board.count(c, Class::Block4Flex3)
-        + board.count(c, Class::Flex4)
-}
-
 impl Searcher {
     /// Does the side to move win by continuous fours? Returns the plies to
     /// the five. Bounded by `params.vcf_depth` and `params.vcf_nodes`.
     pub(super) fn vcf_at_horizon(&mut self, board: &mut Board) -> Option<u32> {
         let me = board.side_to_move();
         // Cheap exit: no four to play.
-        if fours(board, me) + board.count(me, Class::Five) == 0 {
+        if board.fours(me) + board.count(me, Class::Five) == 0 {
             return None;
         }
         let mut budget = self.params.vcf_nodes;
@@ -189,7 +180,7 @@ impl Searcher {
             None => {
                 // Every four cell is a candidate (it lies within two cells
                 // of a stone): stop once all of them are found.
-                let mut left = fours(board, me);
+                let mut left = board.fours(me);
                 for p in board.candidates().iter() {
                     if left == 0 {
                         break;
