@@ -661,12 +661,12 @@ impl Searcher {
         // again in the next iteration and in re-searches.
         let kind = if ply == 0 {
             board.generate(&self.params, width, excluded, &mut moves)
-        } else if let Some(kind) = self.gen_cache.get(key, &mut moves) {
-            kind
+        } else if self.gen_cache.get(key, &mut moves) {
+            NodeKind::Forced
         } else {
             let kind = board.generate(&self.params, width, excluded, &mut moves);
             if kind == NodeKind::Forced {
-                self.gen_cache.put(key, kind, &moves);
+                self.gen_cache.put(key, &moves);
             }
             kind
         };
@@ -873,9 +873,10 @@ impl Searcher {
     }
 }
 
-/// The move lists of forced nodes, by position key, valid for one search
-/// (the parameters that shape a list may change between searches).
-/// Direct-mapped, replaced always; a list too long to keep is not kept.
+/// The move lists of forced nodes (only those, so a hit is a forced node),
+/// by position key, valid for one search (the parameters that shape a list
+/// may change between searches). Direct-mapped, replaced always; a list
+/// too long to keep is not kept.
 struct GenCache {
     entries: Box<[GenEntry]>,
     search: u32,
@@ -885,7 +886,6 @@ struct GenCache {
 struct GenEntry {
     key: u64,
     search: u32,
-    kind: NodeKind,
     moves: ArrayVec<ScoredMove, 20>,
 }
 
@@ -896,7 +896,6 @@ impl GenCache {
         let empty = GenEntry {
             key: 0,
             search: 0,
-            kind: NodeKind::Quiet,
             moves: ArrayVec::new(),
         };
         GenCache {
@@ -919,26 +918,27 @@ impl GenCache {
         (key >> (64 - GEN_CACHE_BITS)) as usize
     }
 
-    /// The list kept for `key`, copied into `out`.
+    /// Copies the forced list kept for `key` into `out`, if there is one.
     #[inline]
-    fn get(&self, key: u64, out: &mut Vec<ScoredMove>) -> Option<NodeKind> {
+    fn get(&self, key: u64, out: &mut Vec<ScoredMove>) -> bool {
         let e = &self.entries[Self::slot(key)];
-        (e.key == key && e.search == self.search).then(|| {
+        let hit = e.key == key && e.search == self.search;
+        if hit {
             out.clear();
             out.extend_from_slice(&e.moves);
-            e.kind
-        })
+        }
+        hit
     }
 
+    /// Keeps the forced list `moves` for `key`.
     #[inline]
-    fn put(&mut self, key: u64, kind: NodeKind, moves: &[ScoredMove]) {
+    fn put(&mut self, key: u64, moves: &[ScoredMove]) {
         let search = self.search;
         let e = &mut self.entries[Self::slot(key)];
         e.moves.clear();
         if e.moves.try_extend_from_slice(moves).is_ok() {
             e.key = key;
             e.search = search;
-            e.kind = kind;
         } else {
             e.search = 0;
         }
