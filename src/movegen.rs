@@ -12,6 +12,7 @@ use crate::board::{Board, DIRS};
 use crate::pattern::{Class, Pattern};
 use crate::search::params::Params;
 use crate::types::{Color, Pos, Rule};
+use arrayvec::ArrayVec;
 
 /// A candidate and its ordering score.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -156,8 +157,9 @@ pub fn generate(
 /// The opponent can make a winning shape next move: an open four (or a
 /// double four), or a four-three. The moves: our own fours, and the cells
 /// after which the opponent has no cell of the `threats` classes left
-/// (each checked by playing it). Only cells on the threatening lines can
-/// do that, so only those are tried.
+/// (each checked by reading the threat cells again with it in place, or in
+/// renju against black by playing it). Only cells on the threatening lines
+/// can do that, so only those are tried.
 fn defend(
     board: &mut Board,
     params: &Params,
@@ -203,6 +205,13 @@ fn defend(
     let mut all = !Bitboard::EMPTY;
     let before = count(board);
     let mut points = before;
+    // The threat cells, to read again with each defence in place. A stone
+    // of ours only takes from the opponent's line patterns, so no other
+    // cell becomes a threat, except in renju, where blocking one four of a
+    // black double four (a forbidden cell) can make it an open four; there
+    // each defence is played.
+    let mut targets: ArrayVec<Pos, 32> = ArrayVec::new();
+    let replay = (board.rule() == Rule::Renju && opp == Color::Black) || before > 32;
     for p in cands.iter() {
         if points == 0 {
             break;
@@ -211,6 +220,9 @@ fn defend(
             continue;
         }
         points -= 1;
+        if !replay {
+            targets.push(p);
+        }
         let mut own = Bitboard::EMPTY;
         own.set(p);
         for d in 0..DIRS {
@@ -238,9 +250,17 @@ fn defend(
             if seen.contains(q) || is_banned(board, me, q) {
                 continue;
             }
-            board.make(q);
-            let left = count(board);
-            board.unmake();
+            let left = if replay {
+                board.make(q);
+                let left = count(board);
+                board.unmake();
+                left
+            } else {
+                targets
+                    .iter()
+                    .filter(|&&t| t != q && threats.contains(&board.class_with(opp, t, q, me)))
+                    .count() as u32
+            };
             if left == 0 {
                 defended = true;
                 out.push(ScoredMove {

@@ -402,6 +402,30 @@ impl Board {
         nibbles(self.pat[p.index()], c)
     }
 
+    /// The class empty cell `t` would have for `c` if a stone of colour `s`
+    /// stood on empty cell `q` (`q != t`): only the line through both, if
+    /// `q` is within its window's reach, is read again. The same as playing
+    /// `q` and reading `class(c, t)`, without the move.
+    #[inline]
+    pub fn class_with(&self, c: Color, t: Pos, q: Pos, s: Color) -> Class {
+        let (tx, ty, qx, qy) = (t.x(), t.y(), q.x(), q.y());
+        let half = self.table.half;
+        let mut word = self.pat[t.index()];
+        for d in 0..DIRS {
+            let (lt, pt) = line_pos(d, tx, ty);
+            let (lq, pq) = line_pos(d, qx, qy);
+            if lt != lq || pt.abs_diff(pq) > half {
+                continue;
+            }
+            let key = self.keys[d][lt] ^ (stone_code(s) << (2 * (pq + PAD)));
+            let byte = self.window_byte(key, pt) as u32;
+            word = (word & !(0xFF << (8 * d))) | byte << (8 * d);
+            // Two cells share at most one line.
+            break;
+        }
+        self.table.class_of(c, nibbles(word, c))
+    }
+
     /// Would `c` win by playing at `p`?
     #[inline]
     pub fn makes_five(&self, c: Color, p: Pos) -> bool {

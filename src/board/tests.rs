@@ -319,3 +319,44 @@ fn candidates_and_area() {
     b.unmake();
     assert_eq!(b.candidates().count(), 8);
 }
+
+#[test]
+fn class_with_reads_the_class_a_move_would_leave() {
+    // On random positions of every rule and two sizes: the class of a cell
+    // with a stone put on another cell, read without the move, is the class
+    // the move leaves there.
+    for (i, &rule) in Rule::ALL.iter().enumerate() {
+        for size in [15, 20] {
+            let mut rng = StdRng::seed_from_u64(300 + i as u64 * 7 + size as u64);
+            let mut checked = 0;
+            for _ in 0..40 {
+                let mut b = Board::new(size, rule).unwrap();
+                let len = rng.gen_range(4..=size * size / 4);
+                while b.ply() < len && !b.is_won() {
+                    let cands: Vec<Pos> = b.candidates().iter().collect();
+                    b.make(cands[rng.gen_range(0..cands.len())]);
+                }
+                if b.is_won() {
+                    continue;
+                }
+                let near: Vec<Pos> = b.candidates().iter().collect();
+                for _ in 0..20 {
+                    let t = near[rng.gen_range(0..near.len())];
+                    let q = near[rng.gen_range(0..near.len())];
+                    if t == q {
+                        continue;
+                    }
+                    for s in [Color::Black, Color::White] {
+                        let read = [Color::Black, Color::White].map(|c| b.class_with(c, t, q, s));
+                        b.play_color(q, s);
+                        let played = [Color::Black, Color::White].map(|c| b.class(c, t));
+                        b.unmake();
+                        assert_eq!(read, played, "{rule} {size}: {t} with {s:?} on {q}\n{b:?}");
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(checked > 500, "{rule} {size}: only {checked} cases");
+        }
+    }
+}

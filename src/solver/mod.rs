@@ -639,9 +639,12 @@ pub(crate) fn stop_fives(board: &mut Board) -> SmallVec<[Pos; 4]> {
                     continue;
                 }
                 tried.set(q);
-                board.make(q);
-                let stopped = board.count(opp, Class::Five) == 0;
-                board.unmake();
+                // Our stone only takes from the opponent's lines: no new
+                // five cell appears, so reading the five cells again with
+                // it in place is enough.
+                let stopped = fives
+                    .iter()
+                    .all(|&g| g == q || board.class_with(opp, g, q, me) != Class::Five);
                 if stopped {
                     out.push(q);
                 }
@@ -826,18 +829,34 @@ fn expand_defence(board: &mut Board) -> Expansion {
             }
         }
     }
+    // Against an open three, the open-four points are read again with each
+    // defence in place (a stone of ours makes no new threat cell), except
+    // against renju black, whose forbidden double four may turn into an open
+    // four when one of its fours is blocked: there each defence is played.
+    let points = if open_three && !(att == Color::Black && board.rule() == Rule::Renju) {
+        cells_of(board, att, Class::Flex4)
+    } else {
+        SmallVec::new()
+    };
     let mut defences = Moves::new();
     for q in lines.iter() {
         if seen.contains(q) || is_banned(board, me, q) {
             continue;
         }
-        board.make(q);
-        let ok = if open_three {
-            board.count(att, Class::Flex4) == 0 && board.count(att, Class::Five) == 0
+        let ok = if !points.is_empty() {
+            points
+                .iter()
+                .all(|&t| t == q || board.class_with(att, t, q, me) != Class::Flex4)
         } else {
-            board.count(att, Class::Flex4) == 0 && !four_three_wins(board, att)
+            board.make(q);
+            let ok = if open_three {
+                board.count(att, Class::Flex4) == 0 && board.count(att, Class::Five) == 0
+            } else {
+                board.count(att, Class::Flex4) == 0 && !four_three_wins(board, att)
+            };
+            board.unmake();
+            ok
         };
-        board.unmake();
         if ok {
             defences.push(Child { pos: q, cost: 0 });
         }
