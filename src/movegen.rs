@@ -65,9 +65,14 @@ pub fn find_class(board: &Board, c: Color, k: Class) -> Option<Pos> {
     board.candidates().iter().find(|&p| board.class(c, p) == k)
 }
 
+/// Best first: by score, ties by cell index.
+fn order(a: &ScoredMove, b: &ScoredMove) -> std::cmp::Ordering {
+    b.score.cmp(&a.score).then(a.pos.cmp(&b.pos))
+}
+
 /// Sorts by score, best first, ties by cell index.
 pub fn sort_moves(moves: &mut [ScoredMove]) {
-    moves.sort_unstable_by(|a, b| b.score.cmp(&a.score).then(a.pos.cmp(&b.pos)));
+    moves.sort_unstable_by(order);
 }
 
 /// Fills `out` with the moves to search, ordered, and says what kind of
@@ -149,8 +154,14 @@ pub fn generate(
             score: cell_score(board, params, me, p),
         });
     }
+    // Only the best `width` are kept: pick them, then sort only them.
+    if out.len() > width {
+        if width > 0 {
+            out.select_nth_unstable_by(width - 1, order);
+        }
+        out.truncate(width);
+    }
     sort_moves(out);
-    out.truncate(width);
     NodeKind::Quiet
 }
 

@@ -18,7 +18,15 @@ use arrayvec::ArrayVec;
 /// five: at most a handful.
 fn fives_near(board: &Board, c: Color, p: Pos) -> ArrayVec<Pos, 8> {
     let mut out = ArrayVec::new();
+    // Stop once every five cell of the board is found.
+    let total = board.count(c, Class::Five) as usize;
+    if total == 0 {
+        return out;
+    }
     for d in 0..DIRS {
+        if out.len() == total {
+            return out;
+        }
         for q in board.line_cells(p, d, 4).into_iter().filter(|&q| q != p) {
             if board.class(c, q) == Class::Five && !out.contains(&q) && out.try_push(q).is_err() {
                 return out;
