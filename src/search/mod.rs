@@ -162,6 +162,10 @@ pub struct Searcher {
     evals: [i32; MAX_PLY],
     /// The threat solver, for wins and losses by threats at the root.
     solver: crate::solver::Solver,
+    /// The move left out at each ply by a singular-extension search.
+    singular: [Option<Pos>; MAX_PLY],
+    /// The depth of the iteration under way.
+    root_depth: i32,
 }
 
 /// The time to stop after an iteration, from the planned time `soft`: half
@@ -226,6 +230,8 @@ impl Searcher {
             root_moves: 0,
             evals: [NO_EVAL; MAX_PLY],
             solver: crate::solver::Solver::new(),
+            singular: [None; MAX_PLY],
+            root_depth: 0,
         }
     }
 
@@ -399,6 +405,7 @@ impl Searcher {
         // Best-move changes, halved each iteration (time management).
         let mut changes = 0i64;
         for depth in 1..=max_depth {
+            self.root_depth = depth;
             self.root_best = None;
             self.seldepth = 0;
             let mut pv = Pv::new();
@@ -562,8 +569,14 @@ impl Searcher {
             return 0;
         }
         self.seldepth = self.seldepth.max(ply);
+        // A singular-extension search leaves the table move out: it is
+        // another node, with its own table entry.
+        let skip = self.singular[ply];
+        let skip_list = [skip.unwrap_or_default()];
         let excluded = if ply == 0 {
             &self.root_excluded[..]
+        } else if skip.is_some() {
+            &skip_list[..]
         } else {
             &[]
         };
@@ -578,9 +591,13 @@ impl Searcher {
         }
         let me = board.side();
 
-        let key = board.key();
+        let key = match skip {
+            Some(m) => board.key() ^ (m.index() as u64 + 1).wrapping_mul(0xD6E8_FEB8_6659_FD93),
+            None => board.key(),
+        };
         let mut tt_move = None;
-        if let Some(e) = self.tt.probe(key).filter(|_| self.params.tt) {
+        let probe = self.tt.probe(key).filter(|_| self.params.tt);
+        if let Some(e) = probe {
             tt_move = e.mv;
             if ply > 0 && e.depth >= depth {
                 let s = score_from_tt(e.score, ply);
@@ -602,6 +619,16 @@ impl Searcher {
             if let Some(v) = board.horizon(self, ply, depth) {
                 return v;
             }
+        }
+
+        // Internal iterative reduction: no table move to start with.
+        if self.params.iir_depth > 0
+            && ply > 0
+            && depth >= self.params.iir_depth
+            && tt_move.is_none()
+            && (beta - alpha > 1 || cut)
+        {
+            depth -= 1;
         }
 
         // Is the side to move better off than two plies ago? Then move-count
@@ -653,6 +680,8 @@ impl Searcher {
         let mut moves = std::mem::take(&mut self.buffers[ply]);
         let excluded = if ply == 0 {
             &self.root_excluded[..]
+        } else if skip.is_some() {
+            &skip_list[..]
         } else {
             &[]
         };
@@ -687,6 +716,43 @@ impl Searcher {
 
         let forced = kind == NodeKind::Forced;
         let pv_node = beta - alpha > 1;
+
+        // Singular extension: is the table move the only good one?
+        let mut se_ext = 0;
+        if self.params.se_depth > 0
+            && ply > 0
+            && skip.is_none()
+            && !forced
+            && depth >= self.params.se_depth
+            && (ply as i32) < 2 * self.root_depth
+        {
+            if let (Some(m), Some(e)) = (tt_move, probe) {
+                let tt_score = score_from_tt(e.score, ply);
+                if e.depth >= depth - 3
+                    && e.bound != Bound::Upper
+                    && !is_decisive(tt_score)
+                    && moves.first().is_some_and(|f| f.pos == m)
+                {
+                    let sb = tt_score - self.params.se_margin * depth;
+                    self.singular[ply] = Some(m);
+                    let mut scratch = Pv::new();
+                    let v = self.node(board, (depth - 1) / 2, sb - 1, sb, ply, &mut scratch, cut);
+                    self.singular[ply] = None;
+                    if self.stopped {
+                        self.buffers[ply] = moves;
+                        return 0;
+                    }
+                    if v < sb {
+                        se_ext = 1;
+                    } else if sb >= beta {
+                        self.buffers[ply] = moves;
+                        return sb;
+                    } else if tt_score >= beta {
+                        se_ext = -1;
+                    }
+                }
+            }
+        }
         // Likely to fail high: an expected cut node well above beta.
         let likely_high = self.params.lfh_margin > 0
             && cut
@@ -722,8 +788,9 @@ impl Searcher {
                 && (board.is_tactical(p) || board.blocks_threat(p));
             let lfh_cut = likely_high && !board.makes_four(p);
             board.make(p);
-            let new_depth =
-                child_depth(kind, moves.len(), depth, self.params.forced_free) - lfh_cut as i32;
+            let new_depth = child_depth(kind, moves.len(), depth, self.params.forced_free)
+                - lfh_cut as i32
+                + if i == 0 { se_ext } else { 0 };
             let mut score;
             if i == 0 {
                 score = -self.node(

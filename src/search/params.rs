@@ -81,6 +81,19 @@ pub struct Params {
     /// no four are searched one ply shallower (`lfh_margin` 0: off).
     pub lfh_base: i32,
     pub lfh_margin: i32,
+    /// Internal iterative reduction: a PV or expected cut node of at least
+    /// this depth without a table move is searched a ply shallower (its
+    /// move order is a guess; the next iteration has the move). 0: off.
+    pub iir_depth: i32,
+    /// Singular extension: at a node of at least `se_depth` whose table
+    /// move has a lower bound from nearly as deep, the other moves are
+    /// searched at half depth against the table score less `se_margin` a
+    /// ply; when all fail low the table move is searched a ply deeper.
+    /// When even that bound beats beta, the node is cut (multi-cut); when
+    /// only the table score does, the table move is searched a ply
+    /// shallower. 0: off.
+    pub se_depth: i32,
+    pub se_margin: i32,
     /// With time to spare on the game clock (or none), start iterations
     /// until this percent of the move's hard limit instead of stopping
     /// early when the best move is settled (0: always the adaptive rule).
@@ -142,6 +155,9 @@ impl Default for Params {
             cut_reduce_index: 0,
             lfh_base: 45,
             lfh_margin: 0,
+            iir_depth: 0,
+            se_depth: 0,
+            se_margin: 10,
             ample_pct: 0,
             tt: true,
             vcf_depth: 24,
@@ -226,6 +242,9 @@ impl Params {
             "cut_reduce_index" => self.cut_reduce_index = n(value)?,
             "lfh_base" => self.lfh_base = value as i32,
             "lfh_margin" => self.lfh_margin = value as i32,
+            "iir_depth" => self.iir_depth = value as i32,
+            "se_depth" => self.se_depth = value as i32,
+            "se_margin" => self.se_margin = value as i32,
             "ample_pct" => self.ample_pct = n(value)?.min(100) as u32,
             "vcf_depth" => self.vcf_depth = n(value)? as u32,
             "vcf_nodes" => self.vcf_nodes = n(value)? as u64,
