@@ -163,7 +163,7 @@ impl Default for Params {
             vcf_depth: 24,
             vcf_nodes: 2000,
             vcf_local: true,
-            forced_free: 1,
+            forced_free: 3,
             solve_share: 10,
             refute_share: 15,
             refute_tries: 3,
