@@ -216,13 +216,11 @@ fn defend(
     let mut all = !Bitboard::EMPTY;
     let before = count(board);
     let mut points = before;
-    // The threat cells, to read again with each defence in place. A stone
-    // of ours only takes from the opponent's line patterns, so no other
-    // cell becomes a threat, except in renju, where blocking one four of a
-    // black double four (a forbidden cell) can make it an open four; there
-    // each defence is played.
+    // The threat cells, to read again with each defence in place (see
+    // `Board::blocks_only_take`; where that does not hold, or there are too
+    // many, each defence is played).
     let mut targets: ArrayVec<Pos, 32> = ArrayVec::new();
-    let replay = (board.rule() == Rule::Renju && opp == Color::Black) || before > 32;
+    let replay = !board.blocks_only_take(opp) || before > 32;
     for p in cands.iter() {
         if points == 0 {
             break;

@@ -426,6 +426,16 @@ impl Board {
         self.table.class_of(c, nibbles(word, c))
     }
 
+    /// Does a stone against `c` only take from `c`'s threats, so that no
+    /// empty cell gains a class for `c` (and `class_with` on the cells
+    /// that were threats tells what is left)? True except for renju black,
+    /// whose forbidden double four may become an open four when one of its
+    /// fours is blocked.
+    #[inline]
+    pub fn blocks_only_take(&self, c: Color) -> bool {
+        !(self.rule == Rule::Renju && c == Color::Black)
+    }
+
     /// Would `c` win by playing at `p`?
     #[inline]
     pub fn makes_five(&self, c: Color, p: Pos) -> bool {

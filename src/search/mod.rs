@@ -549,6 +549,19 @@ impl Searcher {
         self.node(board, depth, alpha, beta, ply, pv, false)
     }
 
+    /// The cells a node may not play: the root's excluded cells, or the
+    /// table move a singular-extension search leaves out (`skip_list`
+    /// holds it).
+    fn excluded<'a>(&'a self, ply: usize, skip: Option<Pos>, skip_list: &'a [Pos; 1]) -> &'a [Pos] {
+        if ply == 0 {
+            &self.root_excluded
+        } else if skip.is_some() {
+            skip_list
+        } else {
+            &[]
+        }
+    }
+
     /// One node of the negamax. `cut` says the parent expects this
     /// null-window node to fail high (an expected cut node).
     #[allow(clippy::too_many_arguments)]
@@ -573,14 +586,9 @@ impl Searcher {
         // another node, with its own table entry.
         let skip = self.singular[ply];
         let skip_list = [skip.unwrap_or_default()];
-        let excluded = if ply == 0 {
-            &self.root_excluded[..]
-        } else if skip.is_some() {
-            &skip_list[..]
-        } else {
-            &[]
-        };
-        if let Some((score, mv)) = board.decided(&self.params, ply, excluded) {
+        if let Some((score, mv)) =
+            board.decided(&self.params, ply, self.excluded(ply, skip, &skip_list))
+        {
             if let Some(m) = mv {
                 pv.push(m);
             }
@@ -678,13 +686,7 @@ impl Searcher {
             self.params.width
         };
         let mut moves = std::mem::take(&mut self.buffers[ply]);
-        let excluded = if ply == 0 {
-            &self.root_excluded[..]
-        } else if skip.is_some() {
-            &skip_list[..]
-        } else {
-            &[]
-        };
+        let excluded = self.excluded(ply, skip, &skip_list);
         // A forced node's list (its defences are each checked by playing
         // them) is kept for the rest of the search: the same position comes
         // again in the next iteration and in re-searches.

@@ -830,10 +830,9 @@ fn expand_defence(board: &mut Board) -> Expansion {
         }
     }
     // Against an open three, the open-four points are read again with each
-    // defence in place (a stone of ours makes no new threat cell), except
-    // against renju black, whose forbidden double four may turn into an open
-    // four when one of its fours is blocked: there each defence is played.
-    let points = if open_three && !(att == Color::Black && board.rule() == Rule::Renju) {
+    // defence in place (see `Board::blocks_only_take`; where that does not
+    // hold, each defence is played).
+    let points = if open_three && board.blocks_only_take(att) {
         cells_of(board, att, Class::Flex4)
     } else {
         SmallVec::new()
