@@ -75,8 +75,12 @@ enum Command {
     /// openings and write them (positions, results, search scores) for
     /// `tune`.
     Selfplay(SelfplayArgs),
-    /// Fit the evaluation tables to self-play games (logistic regression)
-    /// and write a weights file.
+    /// Label self-play positions with the move a wider search chooses (the
+    /// data `tune --policy` fits the move ordering to).
+    Label(LabelArgs),
+    /// Fit the evaluation tables to self-play games (logistic regression),
+    /// or with --policy the move-ordering tables to labelled positions, and
+    /// write a weights file.
     Tune(TuneArgs),
     /// Search a position and print each iteration and the best move.
     Analyze {
@@ -167,6 +171,7 @@ fn main() -> ExitCode {
         Some(Command::Merge { files, json, sgf }) => run_merge(&files, json, sgf),
         Some(Command::Selfplay(args)) => run_selfplay(args),
         Some(Command::Tune(args)) => run_tune(args),
+        Some(Command::Label(args)) => run_label(args),
         Some(Command::Analyze {
             at,
             depth,
@@ -215,10 +220,37 @@ struct SelfplayArgs {
 }
 
 #[derive(clap::Args)]
-struct TuneArgs {
+struct LabelArgs {
     /// Self-play files (from `selfplay`).
     #[arg(long, required = true, num_args = 1..)]
     data: Vec<PathBuf>,
+    /// Write the labels to this file (one position a line).
+    #[arg(long)]
+    out: PathBuf,
+    /// Label every K-th position after the openings.
+    #[arg(long, default_value_t = 5)]
+    every: usize,
+    /// Start from the J-th (J < K), to label other positions of the same
+    /// games.
+    #[arg(long, default_value_t = 0)]
+    offset: usize,
+    /// Nodes of each labelling search.
+    #[arg(long, default_value_t = 30_000)]
+    nodes: u64,
+    /// Searches run at once.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+}
+
+#[derive(clap::Args)]
+struct TuneArgs {
+    /// Self-play files (from `selfplay`).
+    #[arg(long, num_args = 1.., required_unless_present = "policy")]
+    data: Vec<PathBuf>,
+    /// Fit the move-ordering tables instead, to these label files (from
+    /// `label`); the evaluation tables are kept as they are.
+    #[arg(long, num_args = 1.., conflicts_with = "data")]
+    policy: Vec<PathBuf>,
     /// Write the fitted tables to this file.
     #[arg(long)]
     out: PathBuf,
@@ -230,11 +262,13 @@ struct TuneArgs {
     init: Option<PathBuf>,
     #[arg(long, default_value_t = 20)]
     epochs: usize,
-    /// Adam step size, in evaluation units.
-    #[arg(long, default_value_t = 1.0)]
-    lr: f64,
-    #[arg(long, default_value_t = 4096)]
-    batch: usize,
+    /// Adam step size, in evaluation units (default 1; with --policy, in
+    /// ordering-score units, default 5).
+    #[arg(long)]
+    lr: Option<f64>,
+    /// Positions a step (default 4096; with --policy 256).
+    #[arg(long)]
+    batch: Option<usize>,
     /// Weight of the game result in the target; the rest is the search
     /// score.
     #[arg(long, default_value_t = 0.5)]
@@ -242,9 +276,10 @@ struct TuneArgs {
     /// Share of the games held out for validation.
     #[arg(long, default_value_t = 0.1)]
     validation: f64,
-    /// L2 pull of each entry towards its starting value.
-    #[arg(long, default_value_t = 1e-7)]
-    reg: f64,
+    /// L2 pull of each entry towards its starting value (default 1e-7;
+    /// with --policy 0).
+    #[arg(long)]
+    reg: Option<f64>,
     /// Scale K of sigmoid(eval / K); fitted to the results when absent.
     #[arg(long)]
     k: Option<f64>,
@@ -733,6 +768,137 @@ fn run_selfplay(a: SelfplayArgs) -> ExitCode {
     }
 }
 
+fn run_label(a: LabelArgs) -> ExitCode {
+    use std::io::Write;
+    use tengen::learn::data::read_games;
+    use tengen::learn::policy::{label_games, LabelConfig};
+    if a.every == 0 || a.offset >= a.every || a.nodes == 0 || a.threads == 0 {
+        return fail(
+            "--every, --nodes and --threads must be positive, --offset below --every".into(),
+        );
+    }
+    let mut games = Vec::new();
+    for path in &a.data {
+        let read =
+            std::fs::File::open(path).and_then(|f| read_games(&mut std::io::BufReader::new(f)));
+        match read {
+            Ok(g) => games.extend(g),
+            Err(e) => return fail(format!("{}: {e}", path.display())),
+        }
+    }
+    let cfg = LabelConfig {
+        every: a.every,
+        offset: a.offset,
+        nodes: a.nodes,
+        threads: a.threads,
+        ..LabelConfig::default()
+    };
+    let start = Instant::now();
+    let labels = label_games(&games, &cfg, |done, total| {
+        if done % 1000 == 0 || done == total {
+            eprintln!(
+                "label: {done}/{total} positions, {:.0} s",
+                start.elapsed().as_secs_f64()
+            );
+        }
+    });
+    let text: String = labels.iter().map(|l| l.to_line() + "\n").collect();
+    if let Err(e) = std::fs::File::create(&a.out).and_then(|mut f| f.write_all(text.as_bytes())) {
+        return fail(format!("cannot write {}: {e}", a.out.display()));
+    }
+    println!(
+        "{} games, {} positions labelled in {:.1} s -> {}",
+        games.len(),
+        labels.len(),
+        start.elapsed().as_secs_f64(),
+        a.out.display()
+    );
+    ExitCode::SUCCESS
+}
+
+/// `tune --policy`: fits the move-ordering tables of `start` to labels.
+fn run_tune_policy(a: &TuneArgs, rule: Rule, start: tengen::eval::weights::Weights) -> ExitCode {
+    use tengen::learn::policy::{fit, flatten, unflatten, Label, PolicyConfig, PolicySet};
+    let (mut train, mut validation) = (PolicySet::default(), PolicySet::default());
+    let mut n = 0usize;
+    for path in &a.policy {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => return fail(format!("{}: {e}", path.display())),
+        };
+        for (i, line) in text.lines().enumerate() {
+            let label = match Label::parse(line) {
+                Ok(l) => l,
+                Err(e) => return fail(format!("{} line {}: {e}", path.display(), i + 1)),
+            };
+            if label.rule != rule {
+                continue;
+            }
+            let Ok(mut board) = label.board() else {
+                continue;
+            };
+            // One position in round(1 / validation) is held out.
+            let k = (1.0 / a.validation).round() as usize;
+            let held = a.validation > 0.0 && n % k == k - 1;
+            let set = if held { &mut validation } else { &mut train };
+            set.push(&mut board, label.best);
+            n += 1;
+        }
+    }
+    if train.is_empty() {
+        return fail(format!("no {rule} positions in the labels"));
+    }
+    eprintln!(
+        "{n} {rule} positions: {} training, {} validation",
+        train.len(),
+        validation.len()
+    );
+    let tables = start
+        .policy
+        .clone()
+        .unwrap_or_else(|| tengen::search::params::Params::default().policy_tables(rule));
+    let w0 = flatten(&tables, rule);
+    let cfg = PolicyConfig {
+        epochs: a.epochs,
+        lr: a.lr.unwrap_or(5.0),
+        batch: a.batch.unwrap_or(256),
+        reg: a.reg.unwrap_or(0.0),
+        seed: a.seed,
+    };
+    let mut first = None;
+    let mut last = None;
+    let (w, temp) = fit(&w0, &train, &validation, &cfg, |t, v| {
+        println!(
+            "epoch {:3}  train loss {:.4} top1 {:.3} top8 {:.3}  validation loss {:.4} top1 {:.3} top8 {:.3}",
+            t.epoch, t.loss, t.top1, t.top8, v.loss, v.top1, v.top8
+        );
+        first.get_or_insert((*t, *v));
+        last = Some((*t, *v));
+    });
+    let (first, last) = (first.unwrap(), last.unwrap());
+    let mut out = start;
+    out.policy = Some(unflatten(&w, rule));
+    let args: Vec<String> = std::env::args().collect();
+    out.notes
+        .push(format!("policy made by: {}", args.join(" ")));
+    out.notes.push(format!(
+        "policy fit: {} training and {} validation positions, temperature {temp:.1}, validation loss {:.4} -> {:.4}, top8 {:.3} -> {:.3}",
+        train.len(),
+        validation.len(),
+        first.1.loss,
+        last.1.loss,
+        first.1.top8,
+        last.1.top8
+    ));
+    out.notes
+        .push(format!("policy date: {}", tengen::learn::today()));
+    if let Err(e) = std::fs::write(&a.out, out.to_text()) {
+        return fail(format!("cannot write {}: {e}", a.out.display()));
+    }
+    println!("wrote {}", a.out.display());
+    ExitCode::SUCCESS
+}
+
 fn run_tune(a: TuneArgs) -> ExitCode {
     use tengen::eval::weights::Weights;
     use tengen::learn::data::read_games;
@@ -744,7 +910,11 @@ fn run_tune(a: TuneArgs) -> ExitCode {
     if !(0.0..=1.0).contains(&a.lambda) || !(0.0..1.0).contains(&a.validation) {
         return fail("--lambda must be 0 to 1 and --validation 0 to below 1".into());
     }
-    if a.k.is_some_and(|k| k <= 0.0) || a.lr <= 0.0 || a.batch == 0 {
+    if a.k.is_some_and(|k| k <= 0.0)
+        || a.lr.is_some_and(|x| x <= 0.0)
+        || a.batch == Some(0)
+        || a.reg.is_some_and(|x| x < 0.0)
+    {
         return fail("--k, --lr and --batch must be positive".into());
     }
     let start = match &a.init {
@@ -757,6 +927,9 @@ fn run_tune(a: TuneArgs) -> ExitCode {
             Err(e) => return fail(format!("{}: {e}", path.display())),
         },
     };
+    if !a.policy.is_empty() {
+        return run_tune_policy(&a, rule, start);
+    }
     let mut games = Vec::new();
     for path in &a.data {
         let read =
@@ -769,11 +942,11 @@ fn run_tune(a: TuneArgs) -> ExitCode {
     let cfg = TuneConfig {
         rule,
         epochs: a.epochs,
-        lr: a.lr,
-        batch: a.batch,
+        lr: a.lr.unwrap_or(1.0),
+        batch: a.batch.unwrap_or(4096),
         lambda: a.lambda,
         validation: a.validation,
-        reg: a.reg,
+        reg: a.reg.unwrap_or(1e-7),
         k: a.k,
         seed: a.seed,
     };

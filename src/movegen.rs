@@ -9,6 +9,7 @@
 
 use crate::bitboard::Bitboard;
 use crate::board::{Board, DIRS};
+use crate::eval::pcode::{pcode, NCODES};
 use crate::pattern::{Class, Pattern};
 use crate::search::params::Params;
 use crate::types::{Color, Pos, Rule};
@@ -32,9 +33,35 @@ pub enum NodeKind {
     Quiet,
 }
 
-/// The ordering score of `p` for the side to move `me`.
+/// The ordering score of `p` for the side to move `me`: the learned
+/// tables of the rule when it has them, else the hand-set weights.
 #[inline]
 pub fn cell_score(board: &Board, params: &Params, me: Color, p: Pos) -> i32 {
+    match &board.weights().policy {
+        Some(policy) => policy_score(board, &policy[me.index()], me, p, recent_moves(board)),
+        None => handset_score(board, params, me, p),
+    }
+}
+
+/// The score of `p` for `me` by one colour's learned table.
+#[inline]
+pub fn policy_score(
+    board: &Board,
+    table: &[i32; POLICY_LEN],
+    me: Color,
+    p: Pos,
+    recent: [Option<Pos>; 2],
+) -> i32 {
+    policy_features(board, me, p, recent)
+        .iter()
+        .map(|&i| table[i])
+        .sum()
+}
+
+/// The hand-set ordering: weights of our class and line patterns at `p`
+/// (attack) and the opponent's (defence).
+#[inline]
+pub fn handset_score(board: &Board, params: &Params, me: Color, p: Pos) -> i32 {
     let opp = me.opposite();
     let mut s =
         params.attack[board.class(me, p) as usize] + params.defence[board.class(opp, p) as usize];
@@ -45,6 +72,37 @@ pub fn cell_score(board: &Board, params: &Params, me: Color, p: Pos) -> i32 {
         s += params.pat_defence[((po >> (4 * d)) & 15) as usize];
     }
     s
+}
+
+/// Entries of one colour's learned move-ordering table: own and opponent
+/// pattern codes (interleaved), the pair of classes (ours, theirs), and the
+/// distance to the last stone and to the one before it (Chebyshev, 1 to 8
+/// or more).
+pub const POLICY_LEN: usize = 2 * NCODES + 256 + 16;
+
+/// The last move (the opponent's) and the one before it (ours).
+#[inline]
+pub fn recent_moves(board: &Board) -> [Option<Pos>; 2] {
+    let mut m = board.moves().rev().map(|(p, _)| p);
+    [m.next(), m.next()]
+}
+
+/// The table entries that score `p` for `me` (see [`POLICY_LEN`]).
+#[inline]
+pub fn policy_features(board: &Board, me: Color, p: Pos, recent: [Option<Pos>; 2]) -> [usize; 5] {
+    let opp = me.opposite();
+    let dist = |q: Option<Pos>| {
+        q.map_or(7, |q| {
+            p.x().abs_diff(q.x()).max(p.y().abs_diff(q.y())).clamp(1, 8) - 1
+        })
+    };
+    [
+        2 * pcode(board.pattern_code(me, p)),
+        2 * pcode(board.pattern_code(opp, p)) + 1,
+        2 * NCODES + 16 * board.class(me, p) as usize + board.class(opp, p) as usize,
+        2 * NCODES + 256 + dist(recent[0]),
+        2 * NCODES + 264 + dist(recent[1]),
+    ]
 }
 
 /// Is `p` a cell the side to move may not play (renju black's forbidden
@@ -297,6 +355,60 @@ fn defend(
 mod tests {
     use super::*;
     use crate::perft::position_from_moves;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn handset_ordering_in_table_form_scores_the_same() {
+        // The hand-set tables (the starting point of `tune --policy`)
+        // give every candidate of random positions its hand-set score,
+        // under every rule, for both colours.
+        let params = Params::default();
+        for (i, &rule) in Rule::ALL.iter().enumerate() {
+            let tables = params.policy_tables(rule);
+            let mut rng = StdRng::seed_from_u64(40 + i as u64);
+            let mut checked = 0;
+            for _ in 0..30 {
+                let mut b = Board::new(15, rule).unwrap();
+                let len = rng.gen_range(3..60);
+                while b.ply() < len && !b.is_won() {
+                    let cands: Vec<Pos> = b.candidates().iter().collect();
+                    b.make(cands[rng.gen_range(0..cands.len())]);
+                }
+                let recent = recent_moves(&b);
+                for p in b.candidates().iter() {
+                    for me in [Color::Black, Color::White] {
+                        assert_eq!(
+                            policy_score(&b, &tables[me.index()], me, p, recent),
+                            handset_score(&b, &params, me, p),
+                            "{rule}: {p} for {me:?}\n{b:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(checked > 1000, "{rule}: {checked}");
+        }
+    }
+
+    #[test]
+    fn policy_features_index_inside_the_table() {
+        let b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8g7").unwrap();
+        let recent = recent_moves(&b);
+        assert_eq!(
+            recent,
+            [Pos::parse_pos("g7").ok(), Pos::parse_pos("i8").ok()]
+        );
+        let f = policy_features(&b, Color::White, Pos::parse_pos("f6").unwrap(), recent);
+        assert!(f.iter().all(|&i| i < POLICY_LEN));
+        // f6 is next to g7 (distance 1) and 3 from i8.
+        assert_eq!(f[3], 2 * NCODES + 256);
+        assert_eq!(f[4], 2 * NCODES + 264 + 2);
+        // No stone yet: the farthest bucket.
+        let empty = Board::new(15, Rule::Freestyle).unwrap();
+        let f = policy_features(&empty, Color::Black, empty.center(), recent_moves(&empty));
+        assert_eq!((f[3], f[4]), (2 * NCODES + 263, 2 * NCODES + 271));
+    }
 
     fn gen(rule: Rule, moves: &str) -> (NodeKind, Vec<Pos>) {
         let mut b = position_from_moves(15, rule, moves).unwrap();

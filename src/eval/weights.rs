@@ -11,29 +11,34 @@
 //! compiled in with `include_str!`:
 //!
 //! ```text
-//! tengen-eval 1
+//! tengen-eval 2
 //! rule freestyle
 //! note made by: pbrain-tengen tune --data ... (any number of note lines)
 //! own black v0 v1 ... v1364
 //! opp black ...
 //! threat black v0 ... v2047
+//! policy black v0 ... v3001     (optional: the learned move ordering)
 //! own white ...
 //! opp white ...
 //! threat white ...
+//! policy white ...              (with policy black)
 //! end
 //! ```
 //!
-//! A file with another version, another rule, a missing or short table or
+//! Version 1 is the same without the policy lines, and still read. A file
+//! with another version, another rule, a missing or short table or
 //! a bad number is refused with a message naming the line.
 
 use super::pcode::{class_of, patterns_of, NCODES};
+use crate::movegen::POLICY_LEN;
 use crate::pattern::{Class, Pattern};
 use crate::types::{Color, Rule};
 use std::fmt;
 use std::sync::OnceLock;
 
-/// The format version this build reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this build writes. It reads this one and version 1
+/// (the same without the optional move-ordering tables).
+pub const FORMAT_VERSION: u32 = 2;
 /// Entries of a threat table: 11 mask bits.
 pub const NMASKS: usize = 2048;
 
@@ -48,6 +53,10 @@ pub struct Weights {
     pub cells: [Box<[i32; 2 * NCODES]>; 2],
     /// Per colour (the side to move): the threat-mask correction.
     pub threat: [Box<[i32; NMASKS]>; 2],
+    /// Per colour to move, the learned move ordering (see
+    /// `crate::learn::policy` and `crate::movegen::POLICY_LEN`). `None`:
+    /// the hand-set ordering of `Params`.
+    pub policy: Option<[Box<[i32; POLICY_LEN]>; 2]>,
 }
 
 impl fmt::Debug for Weights {
@@ -211,6 +220,7 @@ impl Weights {
             notes: Vec::new(),
             cells: [Box::new([0; 2 * NCODES]), Box::new([0; 2 * NCODES])],
             threat: [Box::new([0; NMASKS]), Box::new([0; NMASKS])],
+            policy: None,
         }
     }
 
@@ -227,13 +237,11 @@ impl Weights {
         let version = first
             .strip_prefix("tengen-eval ")
             .ok_or_else(|| err(n, "not a tengen evaluation file".into()))?;
-        if version.trim() != FORMAT_VERSION.to_string() {
+        let version: u32 = version.trim().parse().unwrap_or(0);
+        if !(1..=FORMAT_VERSION).contains(&version) {
             return Err(err(
                 n,
-                format!(
-                    "format version {} (this build reads {FORMAT_VERSION})",
-                    version.trim()
-                ),
+                format!("format version {version} (this build reads 1 to {FORMAT_VERSION})"),
             ));
         }
         let (n, rule_line) = lines
@@ -249,7 +257,8 @@ impl Weights {
             }
         }
         let mut w = Weights::zero(file_rule);
-        let mut seen = [[false; 3]; 2];
+        let mut seen = [[false; 4]; 2];
+        let mut policy = [Box::new([0; POLICY_LEN]), Box::new([0; POLICY_LEN])];
         let mut ended = false;
         for (n, line) in lines {
             if ended {
@@ -268,6 +277,7 @@ impl Weights {
                 Some("own") => 0,
                 Some("opp") => 1,
                 Some("threat") => 2,
+                Some("policy") if version >= 2 => 3,
                 other => return Err(err(n, format!("unknown table '{}'", other.unwrap_or("")))),
             };
             let color = match words.next() {
@@ -279,7 +289,11 @@ impl Weights {
                 return Err(err(n, "table given twice".into()));
             }
             seen[color.index()][table] = true;
-            let want = if table == 2 { NMASKS } else { NCODES };
+            let want = match table {
+                2 => NMASKS,
+                3 => POLICY_LEN,
+                _ => NCODES,
+            };
             let mut count = 0;
             for (i, word) in words.enumerate() {
                 let v: i32 = word
@@ -293,7 +307,8 @@ impl Weights {
                 match table {
                     0 => w.cells[color.index()][2 * i] = v,
                     1 => w.cells[color.index()][2 * i + 1] = v,
-                    _ => w.threat[color.index()][i] = v,
+                    2 => w.threat[color.index()][i] = v,
+                    _ => policy[color.index()][i] = v,
                 }
                 count += 1;
             }
@@ -304,8 +319,11 @@ impl Weights {
         if !ended {
             return Err(WeightsError("no 'end' line: the file is truncated".into()));
         }
-        if seen.iter().flatten().any(|s| !s) {
+        if seen.iter().any(|s| s[..3].iter().any(|s| !s)) || seen[0][3] != seen[1][3] {
             return Err(WeightsError("a table is missing".into()));
+        }
+        if seen[0][3] {
+            w.policy = Some(policy);
         }
         Ok(w)
     }
@@ -334,6 +352,13 @@ impl Weights {
                 s.push_str(&format!(" {v}"));
             }
             s.push('\n');
+            if let Some(policy) = &self.policy {
+                s.push_str(&format!("policy {name}"));
+                for v in policy[color.index()].iter() {
+                    s.push_str(&format!(" {v}"));
+                }
+                s.push('\n');
+            }
         }
         s.push_str("end\n");
         s
@@ -383,7 +408,7 @@ mod tests {
         bad(&good[..good.len() / 2], None, "values, expected");
         bad(good.trim_end().trim_end_matches("end"), None, "truncated");
         bad(
-            &good.replacen("tengen-eval 1", "tengen-eval 7", 1),
+            &good.replacen("tengen-eval 2", "tengen-eval 7", 1),
             None,
             "version 7",
         );
@@ -401,6 +426,46 @@ mod tests {
             .collect();
         bad(&no_threat, None, "missing");
         assert!(Weights::parse(&good, Some(Rule::Freestyle)).is_ok());
+    }
+
+    #[test]
+    fn move_ordering_tables_are_optional_and_checked() {
+        // Version 2 carries the learned move ordering; it round-trips.
+        let mut w = Weights::handmade(Rule::Freestyle);
+        let mut tables = crate::search::params::Params::default().policy_tables(Rule::Freestyle);
+        tables[1][POLICY_LEN - 1] = -7;
+        w.policy = Some(tables);
+        let text = w.to_text();
+        assert!(text.starts_with("tengen-eval 2\n"));
+        assert!(Weights::parse(&text, None).unwrap() == w);
+        // A version-1 file (no such tables) still loads, without them.
+        let v1: String = Weights::handmade(Rule::Freestyle).to_text().replacen(
+            "tengen-eval 2",
+            "tengen-eval 1",
+            1,
+        );
+        assert!(Weights::parse(&v1, None).unwrap().policy.is_none());
+        let bad = |text: &str, want: &str| {
+            let e = Weights::parse(text, None).unwrap_err().to_string();
+            assert!(e.contains(want), "'{want}' not in '{e}'");
+        };
+        // ...but may not have them.
+        bad(
+            &text.replacen("tengen-eval 2", "tengen-eval 1", 1),
+            "unknown table 'policy'",
+        );
+        // Both colours or neither; each of full length.
+        let one: String = text
+            .lines()
+            .filter(|l| !l.starts_with("policy white"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        bad(&one, "missing");
+        let short = text.replacen(" -7\n", "\n", 1);
+        bad(
+            &short,
+            &format!("{} values, expected {POLICY_LEN}", POLICY_LEN - 1),
+        );
     }
 
     #[test]

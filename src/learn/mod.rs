@@ -4,6 +4,7 @@
 //! to those games ([`tune`]).
 
 pub mod data;
+pub mod policy;
 pub mod selfplay;
 pub mod tune;
 

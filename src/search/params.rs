@@ -2,6 +2,8 @@
 //! can be tuned. Integers only: no floats in search decisions. The
 //! evaluation's learned tables live in `crate::eval::weights`.
 
+use crate::eval::pcode::{class_of, patterns_of, NCODES};
+use crate::movegen::POLICY_LEN;
 use crate::pattern::{Class, Pattern};
 
 /// Move-ordering weights and search constants.
@@ -215,6 +217,35 @@ impl Default for Params {
 pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 
 impl Params {
+    /// The hand-set move ordering in table form, per colour to move (see
+    /// `crate::movegen::POLICY_LEN`): entry `2 * code` scores what a cell
+    /// of that pattern code makes for the side to move, `2 * code + 1`
+    /// what a cell of that code for the opponent takes from it; the other
+    /// entries are 0.
+    pub fn policy_tables(&self, rule: crate::types::Rule) -> [Box<[i32; POLICY_LEN]>; 2] {
+        let mut out = [Box::new([0; POLICY_LEN]), Box::new([0; POLICY_LEN])];
+        for (me, t) in out.iter_mut().enumerate() {
+            // Renju black's classes (forbidden cells) differ.
+            let renju_black = |c: usize| rule == crate::types::Rule::Renju && c == 0;
+            for code in 0..NCODES {
+                let pats = patterns_of(code);
+                let own = self.attack[class_of(code, renju_black(me)) as usize]
+                    + pats
+                        .iter()
+                        .map(|&p| self.pat_attack[p as usize])
+                        .sum::<i32>();
+                let opp = self.defence[class_of(code, renju_black(1 - me)) as usize]
+                    + pats
+                        .iter()
+                        .map(|&p| self.pat_defence[p as usize])
+                        .sum::<i32>();
+                t[2 * code] = own;
+                t[2 * code + 1] = opp;
+            }
+        }
+        out
+    }
+
     /// Sets one search parameter by name.
     pub fn set(&mut self, name: &str, value: i64) -> Result<(), String> {
         let n = |v: i64| usize::try_from(v).map_err(|_| format!("{name}={v} must be >= 0"));
