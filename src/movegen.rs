@@ -203,14 +203,19 @@ pub fn generate(
         sort_moves(out);
         return NodeKind::Forced;
     }
+    // The quiet node scores every candidate: the table and the last
+    // moves are looked up once.
+    let policy = board.weights().policy.as_ref().map(|t| &t[me.index()]);
+    let recent = recent_moves(board);
     for p in cands.iter() {
         if is_banned(board, me, p) {
             continue;
         }
-        out.push(ScoredMove {
-            pos: p,
-            score: cell_score(board, params, me, p),
-        });
+        let score = match policy {
+            Some(t) => policy_score(board, t, me, p, recent),
+            None => handset_score(board, params, me, p),
+        };
+        out.push(ScoredMove { pos: p, score });
     }
     // Only the best `width` are kept: pick them, then sort only them.
     if out.len() > width {
