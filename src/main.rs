@@ -770,22 +770,16 @@ fn run_selfplay(a: SelfplayArgs) -> ExitCode {
 
 fn run_label(a: LabelArgs) -> ExitCode {
     use std::io::Write;
-    use tengen::learn::data::read_games;
     use tengen::learn::policy::{label_games, LabelConfig};
     if a.every == 0 || a.offset >= a.every || a.nodes == 0 || a.threads == 0 {
         return fail(
             "--every, --nodes and --threads must be positive, --offset below --every".into(),
         );
     }
-    let mut games = Vec::new();
-    for path in &a.data {
-        let read =
-            std::fs::File::open(path).and_then(|f| read_games(&mut std::io::BufReader::new(f)));
-        match read {
-            Ok(g) => games.extend(g),
-            Err(e) => return fail(format!("{}: {e}", path.display())),
-        }
-    }
+    let games = match read_game_files(&a.data) {
+        Ok(g) => g,
+        Err(e) => return fail(e),
+    };
     let cfg = LabelConfig {
         every: a.every,
         offset: a.offset,
@@ -901,7 +895,6 @@ fn run_tune_policy(a: &TuneArgs, rule: Rule, start: tengen::eval::weights::Weigh
 
 fn run_tune(a: TuneArgs) -> ExitCode {
     use tengen::eval::weights::Weights;
-    use tengen::learn::data::read_games;
     use tengen::learn::tune::{build_datasets, tune, TuneConfig};
     let rule: Rule = match a.rule.parse() {
         Ok(r) => r,
@@ -930,15 +923,10 @@ fn run_tune(a: TuneArgs) -> ExitCode {
     if !a.policy.is_empty() {
         return run_tune_policy(&a, rule, start);
     }
-    let mut games = Vec::new();
-    for path in &a.data {
-        let read =
-            std::fs::File::open(path).and_then(|f| read_games(&mut std::io::BufReader::new(f)));
-        match read {
-            Ok(g) => games.extend(g),
-            Err(e) => return fail(format!("{}: {e}", path.display())),
-        }
-    }
+    let games = match read_game_files(&a.data) {
+        Ok(g) => g,
+        Err(e) => return fail(e),
+    };
     let cfg = TuneConfig {
         rule,
         epochs: a.epochs,
@@ -985,6 +973,18 @@ fn run_tune(a: TuneArgs) -> ExitCode {
     }
     println!("K {:.1}; wrote {}", r.k, a.out.display());
     ExitCode::SUCCESS
+}
+
+/// Every game of the self-play files, or the first file's error.
+fn read_game_files(paths: &[PathBuf]) -> Result<Vec<tengen::learn::data::GameRecord>, String> {
+    let mut games = Vec::new();
+    for path in paths {
+        let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let g = tengen::learn::data::read_games(&mut std::io::BufReader::new(f))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        games.extend(g);
+    }
+    Ok(games)
 }
 
 /// A bad argument or an unusable file: `error: ...` on stderr, exit 2.

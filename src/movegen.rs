@@ -37,9 +37,35 @@ pub enum NodeKind {
 /// tables of the rule when it has them, else the hand-set weights.
 #[inline]
 pub fn cell_score(board: &Board, params: &Params, me: Color, p: Pos) -> i32 {
-    match &board.weights().policy {
-        Some(policy) => policy_score(board, &policy[me.index()], me, p, recent_moves(board)),
-        None => handset_score(board, params, me, p),
+    Scorer::new(board, params, me).score(board, p)
+}
+
+/// Scores cells of one position for the side to move `me` (see
+/// [`cell_score`]), with the table and the last moves looked up once.
+pub struct Scorer<'a> {
+    policy: Option<&'static [i32; POLICY_LEN]>,
+    recent: [Option<Pos>; 2],
+    params: &'a Params,
+    me: Color,
+}
+
+impl<'a> Scorer<'a> {
+    #[inline]
+    pub fn new(board: &Board, params: &'a Params, me: Color) -> Scorer<'a> {
+        Scorer {
+            policy: board.weights().policy.as_ref().map(|t| &*t[me.index()]),
+            recent: recent_moves(board),
+            params,
+            me,
+        }
+    }
+
+    #[inline]
+    pub fn score(&self, board: &Board, p: Pos) -> i32 {
+        match self.policy {
+            Some(t) => policy_score(board, t, self.me, p, self.recent),
+            None => handset_score(board, self.params, self.me, p),
+        }
     }
 }
 
@@ -203,18 +229,12 @@ pub fn generate(
         sort_moves(out);
         return NodeKind::Forced;
     }
-    // The quiet node scores every candidate: the table and the last
-    // moves are looked up once.
-    let policy = board.weights().policy.as_ref().map(|t| &t[me.index()]);
-    let recent = recent_moves(board);
+    let scorer = Scorer::new(board, params, me);
     for p in cands.iter() {
         if is_banned(board, me, p) {
             continue;
         }
-        let score = match policy {
-            Some(t) => policy_score(board, t, me, p, recent),
-            None => handset_score(board, params, me, p),
-        };
+        let score = scorer.score(board, p);
         out.push(ScoredMove { pos: p, score });
     }
     // Only the best `width` are kept: pick them, then sort only them.

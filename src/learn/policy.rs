@@ -15,7 +15,7 @@
 
 use crate::board::Board;
 use crate::movegen::{is_banned, policy_features, recent_moves, POLICY_LEN};
-use crate::types::{Color, Pos, Rule};
+use crate::types::{Pos, Rule};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -271,15 +271,6 @@ pub fn fit(
     (w, temp)
 }
 
-/// The side to move's colour in a set's slot (for messages).
-pub fn slot_color(slot: usize) -> Color {
-    if slot == 0 {
-        Color::Black
-    } else {
-        Color::White
-    }
-}
-
 /// How to label positions for fitting.
 #[derive(Clone, Debug)]
 pub struct LabelConfig {
@@ -451,23 +442,10 @@ pub fn label_games(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::learn::data::read_games;
-    use crate::learn::selfplay::{run, SelfplayConfig};
     use crate::search::params::Params;
 
     fn games() -> Vec<crate::learn::data::GameRecord> {
-        let cfg = SelfplayConfig {
-            games: 12,
-            nodes: 400,
-            balance_nodes: 200,
-            threads: 2,
-            size: 11,
-            hash_bytes: 1 << 20,
-            ..SelfplayConfig::default()
-        };
-        let mut buf = Vec::new();
-        run(&cfg, &mut buf, |_, _| {}).unwrap();
-        read_games(&mut buf.as_slice()).unwrap()
+        crate::learn::selfplay::small_games(12)
     }
 
     #[test]

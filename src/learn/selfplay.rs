@@ -189,6 +189,23 @@ pub fn run(
     Ok(stats)
 }
 
+/// Small fast games (11x11, 400 nodes a move) for the fitting tests.
+#[cfg(test)]
+pub(crate) fn small_games(games: usize) -> Vec<GameRecord> {
+    let cfg = SelfplayConfig {
+        games,
+        nodes: 400,
+        balance_nodes: 200,
+        threads: 2,
+        size: 11,
+        hash_bytes: 1 << 20,
+        ..SelfplayConfig::default()
+    };
+    let mut buf = Vec::new();
+    run(&cfg, &mut buf, |_, _| {}).unwrap();
+    crate::learn::data::read_games(&mut buf.as_slice()).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -386,8 +386,6 @@ pub fn tune(
 mod tests {
     use super::*;
     use crate::eval::evaluate;
-    use crate::learn::data::read_games;
-    use crate::learn::selfplay::{run, SelfplayConfig};
     use crate::search::params::Params;
 
     #[test]
@@ -432,18 +430,7 @@ mod tests {
 
     #[test]
     fn tune_lowers_the_loss_on_generated_games() {
-        let cfg = SelfplayConfig {
-            games: 16,
-            nodes: 400,
-            balance_nodes: 200,
-            threads: 2,
-            size: 11,
-            hash_bytes: 1 << 20,
-            ..SelfplayConfig::default()
-        };
-        let mut buf = Vec::new();
-        run(&cfg, &mut buf, |_, _| {}).unwrap();
-        let games = read_games(&mut buf.as_slice()).unwrap();
+        let games = crate::learn::selfplay::small_games(16);
         let tc = TuneConfig {
             epochs: 30,
             batch: 256,
