@@ -32,9 +32,13 @@ use crate::types::{Color, Pos, Rule};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// Slots of the solver's cache of node moves.
+const MOVE_CACHE: usize = 1 << 16;
 
 /// Proof and disproof numbers saturate here ("infinite").
 const INF: u32 = 1 << 28;
@@ -162,6 +166,10 @@ fn budget_key(threats: u32, attacker: Color) -> u64 {
 /// limits (cleared by [`Solver::clear`]).
 pub struct Solver {
     table: Table<Entry>,
+    /// The moves of recently expanded nodes, by key (direct-mapped): df-pn
+    /// comes back to a node many times, and its moves cost far more to
+    /// find than to keep.
+    moves: Vec<Option<(u64, Rc<[Child]>)>>,
     limits: SolveLimits,
     attacker: Color,
     nodes: u64,
@@ -181,6 +189,7 @@ impl Solver {
     pub fn new() -> Solver {
         Solver {
             table: Table::default(),
+            moves: vec![None; MOVE_CACHE],
             limits: SolveLimits::default(),
             attacker: Color::Black,
             nodes: 0,
@@ -199,6 +208,7 @@ impl Solver {
     /// Forgets every proof.
     pub fn clear(&mut self) {
         self.table.clear();
+        self.moves.fill(None);
     }
 
     /// The attacker's budget of open threes.
@@ -296,16 +306,24 @@ impl Solver {
         if self.aborted {
             return self.lookup(key);
         }
-        let moves = match self.expand(board, or, threats) {
-            Expansion::Proven => {
-                self.table.insert(key, PROVEN);
-                return PROVEN;
-            }
-            Expansion::Disproven => {
-                self.table.insert(key, DISPROVEN);
-                return DISPROVEN;
-            }
-            Expansion::Moves(m) => m,
+        let slot = (key >> 48) as usize % MOVE_CACHE;
+        let moves = match &self.moves[slot] {
+            Some((k, m)) if *k == key => m.clone(),
+            _ => match self.expand(board, or, threats) {
+                Expansion::Proven => {
+                    self.table.insert(key, PROVEN);
+                    return PROVEN;
+                }
+                Expansion::Disproven => {
+                    self.table.insert(key, DISPROVEN);
+                    return DISPROVEN;
+                }
+                Expansion::Moves(m) => {
+                    let m: Rc<[Child]> = m.as_slice().into();
+                    self.moves[slot] = Some((key, m.clone()));
+                    m
+                }
+            },
         };
         let keys: SmallVec<[u64; 32]> = moves
             .iter()
@@ -757,7 +775,7 @@ fn expand_attack(board: &mut Board, threats: u32) -> Expansion {
 }
 
 fn sort_by_class(board: &Board, me: Color, moves: &mut Moves) {
-    moves.sort_by(|a, b| {
+    moves.sort_unstable_by(|a, b| {
         board
             .class(me, b.pos)
             .cmp(&board.class(me, a.pos))
@@ -767,6 +785,12 @@ fn sort_by_class(board: &Board, me: Color, moves: &mut Moves) {
 
 /// The defender (side to move) at an AND node.
 fn expand_defence(board: &mut Board) -> Expansion {
+    expand_defence_with(board, true)
+}
+
+/// [`expand_defence`]; `shortcuts` false tries and checks every cell
+/// against a four-three point (the tests compare the two).
+fn expand_defence_with(board: &mut Board, shortcuts: bool) -> Expansion {
     let me = board.side_to_move();
     let att = me.opposite();
     if board.count(me, Class::Five) > 0 {
@@ -808,24 +832,42 @@ fn expand_defence(board: &mut Board) -> Expansion {
     } else {
         Class::Block4Flex3
     };
-    let mut lines = if open_three {
+    // Against a four-three point that wins as it stands (we have no four
+    // to answer with), a cell can only help if it is on a line through
+    // such a point (it may spoil the four or the three) or if it makes a
+    // three of ours (then we have fours to answer with): the other cells
+    // leave the point winning, so they are not tried.
+    let narrow = shortcuts && !open_three && four_three_wins(board, att);
+    let mut lines = if open_three || narrow {
         crate::bitboard::Bitboard::EMPTY
     } else {
         board.candidates()
     };
+    let mut near = crate::bitboard::Bitboard::EMPTY;
     for p in board.candidates().iter() {
         if board.class(att, p) != threat {
             continue;
         }
         lines.set(p);
         for d in 0..DIRS {
-            if board.pattern(att, p, d) < Pattern::B4 {
+            let four_line = board.pattern(att, p, d) >= Pattern::B4;
+            if !four_line && !narrow {
                 continue;
             }
             for q in board.line_cells(p, d, 5) {
                 if board.is_empty(q) {
-                    lines.set(q);
+                    if four_line {
+                        lines.set(q);
+                    }
+                    near.set(q);
                 }
+            }
+        }
+    }
+    if narrow {
+        for q in board.candidates().iter() {
+            if near.contains(q) || (0..DIRS).any(|d| board.pattern(me, q, d) >= Pattern::B3) {
+                lines.set(q);
             }
         }
     }
@@ -837,12 +879,24 @@ fn expand_defence(board: &mut Board) -> Expansion {
     } else {
         SmallVec::new()
     };
+    // Against a four-three point that does not win as it stands (we have
+    // fours to answer with, or the rule does not let it win unanswered),
+    // no stone of ours makes it win: every cell holds, unchecked. (Under
+    // standard and renju our stone could spoil our own four by an
+    // overline, or change what is forbidden to black, so there each is
+    // checked.)
+    let all_hold = shortcuts
+        && !open_three
+        && !narrow
+        && matches!(board.rule(), Rule::Freestyle | Rule::Caro | Rule::CaroExact);
     let mut defences = Moves::new();
     for q in lines.iter() {
         if seen.contains(q) || is_banned(board, me, q) {
             continue;
         }
-        let ok = if !points.is_empty() {
+        let ok = if all_hold {
+            true
+        } else if !points.is_empty() {
             points
                 .iter()
                 .all(|&t| t == q || board.class_with(att, t, q, me) != Class::Flex4)
@@ -862,7 +916,7 @@ fn expand_defence(board: &mut Board) -> Expansion {
     }
     // Direct defences first, the strongest cells for the defender (by its
     // class and the attacker's there) first, then the counter-fours.
-    defences.sort_by_key(|c| {
+    defences.sort_unstable_by_key(|c| {
         (
             std::cmp::Reverse(board.class(me, c.pos) as u32 * 16 + board.class(att, c.pos) as u32),
             c.pos,

@@ -272,3 +272,75 @@ fn a_hunted_vct_of_five_threats() {
     let mut budget = 100_000;
     check_win(&mut b, &mut solver, &lim, 80, &mut budget).unwrap();
 }
+
+/// Against a four-three point, the shortcuts (only the cells on its lines
+/// and those that make a three of ours when it wins as it stands; no
+/// check of each cell when it cannot win unanswered) give the same
+/// defences, in the same order, as trying and checking every cell: on
+/// random positions under every rule, the attacker's stones packed in the
+/// centre, the defender's spread wider (so it often has no four to answer
+/// with).
+#[test]
+fn four_three_defence_shortcuts_change_nothing() {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    let positions = |e: &Expansion| match e {
+        Expansion::Proven => vec![Pos::new(0, 0); 1],
+        Expansion::Disproven => Vec::new(),
+        Expansion::Moves(m) => m.iter().map(|c| c.pos).collect(),
+    };
+    let mut rng = StdRng::seed_from_u64(7);
+    let (mut narrowed, mut compared) = (0, 0);
+    for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju, Rule::Caro] {
+        for attacker in [Color::Black, Color::White] {
+            for _ in 0..1500 {
+                let mut b = Board::new(15, rule).unwrap();
+                let n = rng.gen_range(6..14);
+                let mut placed = [0, 0];
+                let mut tries = 0;
+                while placed[0] + placed[1] < 2 * n && tries < 500 {
+                    tries += 1;
+                    let c = if b.side_to_move() == attacker { 0 } else { 1 };
+                    if placed[c] == n {
+                        b.toggle_side();
+                        continue;
+                    }
+                    let (lo, hi) = if c == 0 { (4, 11) } else { (2, 13) };
+                    let p = Pos::new(rng.gen_range(lo..hi), rng.gen_range(lo..hi));
+                    if !b.is_empty(p) {
+                        continue;
+                    }
+                    b.make(p);
+                    placed[c] += 1;
+                    if b.is_won() {
+                        break;
+                    }
+                }
+                if b.is_won() {
+                    continue;
+                }
+                if b.side_to_move() == attacker {
+                    b.toggle_side();
+                }
+                let me = attacker.opposite();
+                if b.count(attacker, Class::Block4Flex3) > 0
+                    && b.count(attacker, Class::Flex4) == 0
+                    && b.count(attacker, Class::Five) == 0
+                    && b.count(me, Class::Five) == 0
+                {
+                    compared += 1;
+                    narrowed += four_three_wins(&b, attacker) as usize;
+                    let fast = positions(&expand_defence_with(&mut b, true));
+                    let full = positions(&expand_defence_with(&mut b, false));
+                    let line: String = b.moves().map(|(p, _)| p.to_pos_string()).collect();
+                    assert_eq!(fast, full, "{rule:?} {attacker:?} {line}");
+                }
+            }
+        }
+    }
+    eprintln!("{narrowed} narrowed of {compared}");
+    assert!(
+        narrowed > 50 && compared > 400,
+        "{narrowed} narrowed of {compared}"
+    );
+}
