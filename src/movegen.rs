@@ -9,7 +9,7 @@
 
 use crate::bitboard::Bitboard;
 use crate::board::{Board, DIRS};
-use crate::eval::pcode::{pcode, NCODES};
+use crate::eval::pcode::NCODES;
 use crate::pattern::{Class, Pattern};
 use crate::search::params::Params;
 use crate::types::{Color, Pos, Rule};
@@ -123,8 +123,8 @@ pub fn policy_features(board: &Board, me: Color, p: Pos, recent: [Option<Pos>; 2
         })
     };
     [
-        2 * pcode(board.pattern_code(me, p)),
-        2 * pcode(board.pattern_code(opp, p)) + 1,
+        2 * board.code(me, p),
+        2 * board.code(opp, p) + 1,
         2 * NCODES + 16 * board.class(me, p) as usize + board.class(opp, p) as usize,
         2 * NCODES + 256 + dist(recent[0]),
         2 * NCODES + 264 + dist(recent[1]),

@@ -115,6 +115,9 @@ pub struct Board {
     pat: [u32; CELLS],
     /// Per colour, per cell: the threat class (`Class as u8`).
     cls: [[u8; CELLS]; 2],
+    /// Per colour, per cell: the dense pattern code ([`crate::eval::pcode`])
+    /// of its four patterns; 0 on stones.
+    codes: [[u16; CELLS]; 2],
     /// Per colour: how many empty cells have each class.
     counts: [[u16; Class::COUNT]; 2],
     /// Per colour: the sums over empty cells of the evaluation tables' own
@@ -125,7 +128,8 @@ pub struct Board {
     hash: u64,
     side: Color,
     history: Vec<State>,
-    /// Saved cells: index | class black << 16 | class white << 24 | pattern word << 32.
+    /// Saved cells: index | code black << 10 | code white << 21 | pattern
+    /// word << 32 (the classes follow from the codes).
     undo: Box<[u64]>,
     undo_len: usize,
 }
@@ -152,6 +156,7 @@ impl Board {
             keys: [[0; LINES]; DIRS],
             pat: [0; CELLS],
             cls: [[0; CELLS]; 2],
+            codes: [[0; CELLS]; 2],
             counts: [[0; Class::COUNT]; 2],
             values: [[0; 2]; 2],
             area: Bitboard::EMPTY,
@@ -181,6 +186,7 @@ impl Board {
         }
         self.pat = [0; CELLS];
         self.cls = [[0; CELLS]; 2];
+        self.codes = [[0; CELLS]; 2];
         self.counts = [[0; Class::COUNT]; 2];
         self.values = [[0; 2]; 2];
         self.area = Bitboard::EMPTY;
@@ -207,7 +213,9 @@ impl Board {
                         let k = self.table.class_of(c, nibbles(word, c)) as u8;
                         self.cls[c.index()][i] = k;
                         self.counts[c.index()][k as usize] += 1;
-                        let (own, opp) = self.cell_values(word, c);
+                        let code = pcode(nibbles(word, c)) as u16;
+                        self.codes[c.index()][i] = code;
+                        let (own, opp) = self.cell_values(code, c);
                         self.values[c.index()][0] += own;
                         self.values[c.index()][1] += opp;
                     }
@@ -216,18 +224,18 @@ impl Board {
         }
     }
 
-    /// The own and opponent table values of a cell with pattern word `word`
-    /// for colour `c`.
+    /// The own and opponent table values of a cell with pattern code
+    /// `code` for colour `c`.
     #[inline(always)]
-    fn cell_values(&self, word: u32, c: Color) -> (i32, i32) {
+    fn cell_values(&self, code: u16, c: Color) -> (i32, i32) {
         let t = &self.weights.cells[c.index()];
-        let code = pcode(nibbles(word, c));
+        let code = code as usize;
         (t[2 * code], t[2 * code + 1])
     }
 
-    /// Moves the value sums of colour `c` from pattern word `old` to `new`.
+    /// Moves the value sums of colour `c` from pattern code `old` to `new`.
     #[inline(always)]
-    fn revalue(&mut self, c: Color, old: u32, new: u32) {
+    fn revalue(&mut self, c: Color, old: u16, new: u16) {
         let (o0, p0) = self.cell_values(old, c);
         let (o1, p1) = self.cell_values(new, c);
         let v = &mut self.values[c.index()];
@@ -396,6 +404,13 @@ impl Board {
         self.weights
     }
 
+    /// The dense pattern code ([`crate::eval::pcode`]) of empty cell `p`
+    /// for `c`: the combination of its four line patterns.
+    #[inline]
+    pub fn code(&self, c: Color, p: Pos) -> usize {
+        self.codes[c.index()][p.index()] as usize
+    }
+
     /// The four line patterns of `p` for `c`, 4 bits each (direction 0 lowest).
     #[inline]
     pub fn pattern_code(&self, c: Color, p: Pos) -> u16 {
@@ -489,6 +504,7 @@ impl Board {
         let pi = p.index();
         let old = self.pat[pi];
         let (k0, k1) = (self.cls[0][pi], self.cls[1][pi]);
+        let codes = [self.codes[0][pi], self.codes[1][pi]];
         self.history.push(State {
             pos: p,
             color: c,
@@ -500,10 +516,10 @@ impl Board {
             values: self.values,
             area: self.area,
         });
-        self.save(pi, k0, k1, old);
+        self.save(pi, codes, old);
         // The cell is no longer empty: it leaves the sums.
         for col in [Color::Black, Color::White] {
-            let (own, opp) = self.cell_values(old, col);
+            let (own, opp) = self.cell_values(codes[col.index()], col);
             self.values[col.index()][0] -= own;
             self.values[col.index()][1] -= opp;
         }
@@ -512,6 +528,8 @@ impl Board {
         self.pat[pi] = 0;
         self.cls[0][pi] = 0;
         self.cls[1][pi] = 0;
+        self.codes[0][pi] = 0;
+        self.codes[1][pi] = 0;
         self.stones[c.index()].set(p);
         self.hash ^= zobrist_key(c, p);
         if self.side != c.opposite() {
@@ -530,11 +548,11 @@ impl Board {
         }
     }
 
-    /// Saves a cell's pattern word and classes for `unmake`.
+    /// Saves a cell's pattern word and codes for `unmake`.
     #[inline(always)]
-    fn save(&mut self, q: usize, k0: u8, k1: u8, word: u32) {
+    fn save(&mut self, q: usize, codes: [u16; 2], word: u32) {
         self.undo[self.undo_len] =
-            q as u64 | (k0 as u64) << 16 | (k1 as u64) << 24 | (word as u64) << 32;
+            q as u64 | (codes[0] as u64) << 10 | (codes[1] as u64) << 21 | (word as u64) << 32;
         self.undo_len += 1;
     }
 
@@ -560,26 +578,31 @@ impl Board {
             if (old >> shift) as u8 == byte {
                 continue;
             }
-            let (k0, k1) = (self.cls[0][q], self.cls[1][q]);
-            self.save(q, k0, k1, old);
+            self.save(q, [self.codes[0][q], self.codes[1][q]], old);
             let old_byte = (old >> shift) as usize;
             let new = (old & !(0xFF << shift)) | (byte as u32) << shift;
             self.pat[q] = new;
             let changed = byte as usize ^ old_byte & 0xFF;
-            if changed & 15 != 0 {
-                self.revalue(Color::Black, old, new);
+            // One lookup gives a colour's new class and code; a colour
+            // whose pattern here did not change keeps both.
+            for (c, col) in [(0, Color::Black), (1, Color::White)] {
+                if (changed >> (4 * c)) & 15 == 0 {
+                    continue;
+                }
+                let e = self.table.combine[c][nibbles(new, col) as usize];
+                let (k, code) = ((e & 15) as u8, e >> 4);
+                let old_code = self.codes[c][q];
+                if code != old_code {
+                    self.revalue(col, old_code, code);
+                    self.codes[c][q] = code;
+                }
+                let old_k = self.cls[c][q];
+                if k != old_k {
+                    self.cls[c][q] = k;
+                    self.counts[c][old_k as usize & 15] -= 1;
+                    self.counts[c][k as usize & 15] += 1;
+                }
             }
-            if changed >> 4 != 0 {
-                self.revalue(Color::White, old, new);
-            }
-            let n0 = self.table.combine[0][nibbles(new, Color::Black) as usize];
-            let n1 = self.table.combine[1][nibbles(new, Color::White) as usize];
-            self.cls[0][q] = n0;
-            self.cls[1][q] = n1;
-            self.counts[0][k0 as usize & 15] -= 1;
-            self.counts[0][n0 as usize & 15] += 1;
-            self.counts[1][k1 as usize & 15] -= 1;
-            self.counts[1][n1 as usize & 15] += 1;
         }
     }
 
@@ -599,9 +622,12 @@ impl Board {
         // Each cell is saved at most once per move, so order does not matter.
         let start = st.undo_len as usize;
         for &e in &self.undo[start..self.undo_len] {
-            let q = (e & 0xFFFF) as usize;
-            self.cls[0][q] = (e >> 16) as u8;
-            self.cls[1][q] = (e >> 24) as u8;
+            let q = (e & 0x3FF) as usize;
+            let (c0, c1) = ((e >> 10) & 0x7FF, (e >> 21) & 0x7FF);
+            self.codes[0][q] = c0 as u16;
+            self.codes[1][q] = c1 as u16;
+            self.cls[0][q] = self.table.code_class[0][c0 as usize];
+            self.cls[1][q] = self.table.code_class[1][c1 as usize];
             self.pat[q] = (e >> 32) as u32;
         }
         self.undo_len = start;
@@ -638,6 +664,9 @@ impl Board {
             for c in 0..2 {
                 if fresh.cls[c][i] != self.cls[c][i] {
                     return Err(format!("class of colour {c} at {p} differs"));
+                }
+                if fresh.codes[c][i] != self.codes[c][i] {
+                    return Err(format!("pattern code of colour {c} at {p} differs"));
                 }
             }
         }

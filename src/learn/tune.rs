@@ -16,7 +16,7 @@
 
 use super::data::GameRecord;
 use crate::board::Board;
-use crate::eval::pcode::{pcode, NCODES};
+use crate::eval::pcode::NCODES;
 use crate::eval::weights::{threat_mask, Weights, NMASKS};
 use crate::pattern::Class;
 use crate::search::is_decisive;
@@ -175,11 +175,8 @@ pub fn position_features(board: &Board, layout: Layout, out: &mut Vec<(u32, f32)
         if board.stone(p).is_some() {
             continue;
         }
-        dense.push((layout.own(me, pcode(board.pattern_code(me, p))) as u32, 1.0));
-        dense.push((
-            layout.opp(opp, pcode(board.pattern_code(opp, p))) as u32,
-            -1.0,
-        ));
+        dense.push((layout.own(me, board.code(me, p)) as u32, 1.0));
+        dense.push((layout.opp(opp, board.code(opp, p)) as u32, -1.0));
     }
     let mask = threat_mask(|c, k| board.count(c, k) > 0, me);
     dense.push((layout.threat(me, mask) as u32, 1.0));

@@ -15,6 +15,7 @@
 #[cfg(test)]
 mod reference;
 
+use crate::eval::pcode::{pcode, NCODES};
 use crate::types::{Color, Rule};
 use std::sync::OnceLock;
 
@@ -225,8 +226,12 @@ pub struct PatternTable {
     /// the low end the leftmost): black pattern in the low nibble, white in
     /// the high nibble.
     pub line: Box<[u8]>,
-    /// Per colour: the 4 line patterns (4 bits each) -> class.
-    pub combine: [&'static [u8; 1 << 16]; 2],
+    /// Per colour: the 4 line patterns (4 bits each) -> class (low 4 bits)
+    /// and the dense pattern code ([`crate::eval::pcode`], above them), so
+    /// one lookup gives both.
+    pub combine: [&'static [u16; 1 << 16]; 2],
+    /// Per colour: dense pattern code -> class.
+    pub code_class: [&'static [u8; NCODES]; 2],
 }
 
 impl PatternTable {
@@ -237,19 +242,28 @@ impl PatternTable {
     }
 
     fn build(rule: Rule) -> PatternTable {
-        static COMBINE: [OnceLock<Box<[u8; 1 << 16]>>; 2] = [OnceLock::new(), OnceLock::new()];
-        let combine_for = |renju_black: bool| -> &'static [u8; 1 << 16] {
+        static COMBINE: [OnceLock<Box<[u16; 1 << 16]>>; 2] = [OnceLock::new(), OnceLock::new()];
+        static CODE_CLASS: [OnceLock<Box<[u8; NCODES]>>; 2] = [OnceLock::new(), OnceLock::new()];
+        let combine_for = |renju_black: bool| -> &'static [u16; 1 << 16] {
             COMBINE[renju_black as usize].get_or_init(|| build_combine(renju_black))
         };
+        let code_class_for = |renju_black: bool| -> &'static [u8; NCODES] {
+            CODE_CLASS[renju_black as usize].get_or_init(|| {
+                let mut t = Box::new([0u8; NCODES]);
+                for (code, k) in t.iter_mut().enumerate() {
+                    *k = crate::eval::pcode::class_of(code, renju_black) as u8;
+                }
+                t
+            })
+        };
+        let black_renju = FiveRule::of(rule, Color::Black).renju_black;
         let half = half_len(rule);
         PatternTable {
             rule,
             half,
             line: build_line_table(rule, half),
-            combine: [
-                combine_for(FiveRule::of(rule, Color::Black).renju_black),
-                combine_for(false),
-            ],
+            combine: [combine_for(black_renju), combine_for(false)],
+            code_class: [code_class_for(black_renju), code_class_for(false)],
         }
     }
 
@@ -262,7 +276,7 @@ impl PatternTable {
     /// The class of four line patterns (4 bits each) for a colour.
     #[inline]
     pub fn class_of(&self, color: Color, patterns: u16) -> Class {
-        Class::from_u8(self.combine[color.index()][patterns as usize])
+        Class::from_u8((self.combine[color.index()][patterns as usize] & 15) as u8)
     }
 }
 
@@ -394,14 +408,14 @@ fn classify(
     }
 }
 
-fn build_combine(renju_black: bool) -> Box<[u8; 1 << 16]> {
-    let mut table = Box::new([0u8; 1 << 16]);
-    for (key, class) in table.iter_mut().enumerate() {
+fn build_combine(renju_black: bool) -> Box<[u16; 1 << 16]> {
+    let mut table = Box::new([0u16; 1 << 16]);
+    for (key, entry) in table.iter_mut().enumerate() {
         let mut n = [0u32; 16];
         for d in 0..4 {
             n[(key >> (4 * d)) & 15] += 1;
         }
-        *class = combine(&n, renju_black) as u8;
+        *entry = combine(&n, renju_black) as u16 | (pcode(key as u16) as u16) << 4;
     }
     table
 }
@@ -549,6 +563,33 @@ mod tests {
         assert_eq!(pat(Rule::Caro, b, ".oxxx*.o..."), Dead);
         assert_eq!(pat(Rule::CaroExact, b, ".xxxx*x...."), Dead);
         assert_eq!(pat(Rule::Caro, b, ".xxxx*x...."), F5);
+    }
+
+    #[test]
+    fn one_lookup_gives_class_and_code() {
+        // Every key of valid patterns: the entry's class is the class of
+        // its patterns, its code their dense code, and the code alone gives
+        // the class back (as `unmake` reads it).
+        for rule in Rule::ALL {
+            let t = PatternTable::get(rule);
+            for c in [Color::Black, Color::White] {
+                let renju_black = FiveRule::of(rule, c).renju_black;
+                for key in 0..(1u32 << 16) {
+                    if (0..4).any(|d| (key >> (4 * d)) & 15 >= Pattern::COUNT as u32) {
+                        continue;
+                    }
+                    let e = t.combine[c.index()][key as usize];
+                    let mut n = [0u32; 16];
+                    for d in 0..4 {
+                        n[((key >> (4 * d)) & 15) as usize] += 1;
+                    }
+                    let class = combine(&n, renju_black) as u16;
+                    assert_eq!(e & 15, class, "{rule} {c:?} {key:04x}");
+                    assert_eq!(e >> 4, pcode(key as u16) as u16);
+                    assert_eq!(t.code_class[c.index()][(e >> 4) as usize] as u16, class);
+                }
+            }
+        }
     }
 
     #[test]
