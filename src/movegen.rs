@@ -243,6 +243,21 @@ pub fn generate(
             out.select_nth_unstable_by(width - 1, order);
         }
         out.truncate(width);
+        if params.quiet_fours && board.fours(me) > 0 {
+            // Our fours beyond the best `width`: each may start a VCF.
+            let mut kept = Bitboard::EMPTY;
+            for m in out.iter() {
+                kept.set(m.pos);
+            }
+            for p in cands.iter() {
+                if !kept.contains(p) && board.class(me, p).is_four() && !is_banned(board, me, p) {
+                    out.push(ScoredMove {
+                        pos: p,
+                        score: scorer.score(board, p),
+                    });
+                }
+            }
+        }
     }
     sort_moves(out);
     NodeKind::Quiet

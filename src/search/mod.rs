@@ -291,17 +291,25 @@ impl Searcher {
         let mut result = self.iterate(board, &mut report);
         let own_excluded = self.root_excluded.len();
         for _ in 0..self.params.refute_tries {
-            if self.stopped || is_decisive(result.score) {
+            // A proven loss needs no check; a win the tree claims does:
+            // a width cut can hide the opponent's threats.
+            let claimed_win = result.score > 0 && self.params.refute_wins;
+            if self.stopped || (is_decisive(result.score) && !claimed_win) {
                 break;
             }
             let Some(m) = result.best else { break };
-            if !self.refuted(board, m) {
+            let Some(plies) = self.refuted(board, m) else {
                 break;
-            }
+            };
             log::info!("{m} loses to the opponent's threats: searching again without it");
             self.root_excluded.push(m);
             let again = self.iterate(board, &mut report);
-            if again.best.is_none() || (self.stopped && again.depth == 0) {
+            // Every other move loses by force too: the set-aside move, lost
+            // only to a threat sequence, is the longer resistance.
+            let all_lost = is_decisive(again.score) && again.score < 0;
+            if again.best.is_none() || (self.stopped && again.depth == 0) || all_lost {
+                // Keep the set-aside move, scored as the loss it is.
+                result.score = result.score.min(-(WIN - 1 - plies as i32));
                 break;
             }
             result = again;
@@ -360,10 +368,11 @@ impl Searcher {
         })
     }
 
-    /// Does the opponent win by threats after our move `m`?
-    fn refuted(&mut self, board: &mut Board, m: Pos) -> bool {
+    /// Does the opponent win by threats after our move `m`? The length of
+    /// their win in plies if so.
+    fn refuted(&mut self, board: &mut Board, m: Pos) -> Option<u32> {
         if self.params.refute_share == 0 {
-            return false;
+            return None;
         }
         let limits = self.solver_limits(self.params.refute_share);
         board.make(m);
@@ -374,9 +383,9 @@ impl Searcher {
             Some(self.solver.solve(board, &limits))
         };
         board.unmake();
-        let Some(s) = s else { return false };
+        let s = s?;
         self.nodes += s.nodes;
-        matches!(s.outcome, crate::solver::Outcome::Win(_))
+        matches!(s.outcome, crate::solver::Outcome::Win(_)).then_some(s.plies)
     }
 
     /// Iterative deepening from depth 1 within the limits set by

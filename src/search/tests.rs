@@ -559,3 +559,31 @@ fn the_move_list_cache_keeps_a_list_for_one_search() {
     cache.put(b.hash(), &long);
     assert!(!cache.get(b.hash(), &mut out));
 }
+
+/// From a lost game: at depth 11 the tree scores e14 as a win because a
+/// quiet node's width cut drops the opponent's four f13, which starts
+/// their VCF. The refute check must catch the claimed win, and with every
+/// other move lost faster, keep e14 scored as the loss it is.
+#[test]
+fn a_claimed_win_is_checked_against_the_opponents_threats() {
+    let moves = "b10b12c12b11b13c13d14e12f11e11d11e10e9d12f10f12d8h12g12c7f8g13h14f9c9e7d7d10g8e8e6i11j10i10d9e13";
+    let e14 = Pos::new(4, 13);
+    let search = |params: Params| {
+        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+        let mut s = Searcher::new(params, 1 << 22);
+        s.search(&mut b, &Limits::depth(11), |_| {})
+    };
+    let unchecked = search(Params {
+        refute_wins: false,
+        ..Params::default()
+    });
+    assert_eq!(unchecked.best, Some(e14));
+    assert!(unchecked.score > 0, "the cut makes e14 look won");
+    let checked = search(Params::default());
+    assert_eq!(checked.best, Some(e14));
+    assert!(
+        is_decisive(checked.score) && checked.score < 0,
+        "score {}",
+        checked.score
+    );
+}
