@@ -142,7 +142,7 @@ impl Default for Params {
             defence: [0; 16],
             pat_attack: [0; 16],
             pat_defence: [0; 16],
-            width: 10,
+            width: 12,
             root_width: 12,
             aspiration: 60,
             lmr_depth: 3,
