@@ -2,420 +2,569 @@
 //! play does not reach one of 60 fours, so this constructs it.
 //!
 //! The attacker's win is a chain of fours. Each four is made in a line
-//! whose five-cell window holds the previous four's stone, two attacker
-//! stones already on the board, the new four's stone and the cell the
-//! defender must block; so each four appears only once the previous one
-//! is played. The last four is also a second four in another line (a
-//! double four). The attacker's stones are reused where the chain passes
-//! them; the stones the chain needs that are not there yet are set on the
-//! board at the start. The defender gets as many stones, spread where they
-//! do not touch the chain, so the position has the right stone counts.
+//! (a five-cell window) that holds the previous four's stone, two attacker
+//! stones already on the board, the new four's stone and, inside the
+//! window, the cell the defender must block; so each four appears only
+//! once the previous one is played. The last four is also a four in a
+//! second line (a double four).
 //!
-//! Each candidate is checked by playing the chain (every four has exactly
-//! one five cell, the block, and no block makes a four for the defender),
-//! then by the threat search: no VCF of fewer fours exists, and the
-//! solver's proof is printed with its length.
+//! What keeps the win from being shorter is checked on the windows first:
+//! at every point of play the construction foresees (the chain walked
+//! from its start, and once finished also from its end, where the double
+//! four's second line gives a four too; the attacker to move), no window
+//! without defender stones may hold three attacker stones unless it is a
+//! line the walk uses next, and no window may hold four defender stones
+//! and no attacker stone (the defender would answer a four with a five
+//! threat). A window that breaks the first rule gets a defender stone on
+//! one of its empty cells (a cap), placed at the start. Then an exhaustive
+//! search checks what the rules miss (the attacker playing a block cell
+//! instead of the four, and any other order): after each new four, no VCF
+//! at all; once finished, none of fewer fours.
+//!
+//! The chain grows by a random walk with backtracking. Then both sides get
+//! as many stones (defender stones that make no four, or attacker stones
+//! that break no rule), the chain is played through with the engine's own
+//! pattern classes, the search proves again that no VCF of fewer fours
+//! exists, and the solver's proof is timed.
 //!
 //! cargo run --release --example vcf_build -- [SIZE] [MIN_FOURS] [COUNT] [SEED]
+//!
+//! Prints suite lines: `freestyle SIZE MOVES vcf # N fours ...`.
 
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use std::collections::HashSet;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tengen::board::DIR_STEPS;
 use tengen::pattern::Class;
-use tengen::search::params::Params;
-use tengen::search::Searcher;
 use tengen::solver::{Mode, Outcome, SolveLimits, Solver};
 use tengen::types::Color;
 use tengen::{Board, Pos, Rule};
 
-/// A chain under construction. The attacker is black and moves first.
-#[derive(Clone, Default)]
-struct Chain {
-    /// Attacker stones on the board at the start.
-    pre: Vec<Pos>,
-    /// Defender stones on the board at the start.
-    filler: Vec<Pos>,
-    /// The attacker's fours and the defender's blocks, in order.
-    moves: Vec<(Pos, Pos)>,
-    /// The direction of the last four's line.
-    last_dir: usize,
+/// What a cell is in the plan.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Role {
+    Empty,
+    /// An attacker stone at the start.
+    Pre,
+    /// A defender stone at the start.
+    Filler,
+    /// The attacker's k-th four (from 0).
+    Four(usize),
+    /// The defender's block of the k-th four.
+    Block(usize),
+    /// The empty cell of the final double four's second line.
+    Spare,
 }
 
-impl Chain {
-    fn used(&self) -> HashSet<Pos> {
-        let mut s: HashSet<Pos> = self.pre.iter().chain(&self.filler).copied().collect();
-        for &(a, b) in &self.moves {
-            s.insert(a);
-            s.insert(b);
+/// Every five-cell window of the board, and the windows through each cell.
+struct Windows {
+    size: usize,
+    all: Vec<[usize; 5]>,
+    dir: Vec<usize>,
+    through: Vec<Vec<usize>>,
+}
+
+impl Windows {
+    fn new(size: usize) -> Windows {
+        let mut w = Windows {
+            size,
+            all: Vec::new(),
+            dir: Vec::new(),
+            through: vec![Vec::new(); size * size],
+        };
+        for y in 0..size as isize {
+            for x in 0..size as isize {
+                for (d, &(dx, dy)) in DIR_STEPS.iter().enumerate() {
+                    let (ex, ey) = (x + 4 * dx, y + 4 * dy);
+                    if ex < 0 || ey < 0 || ex >= size as isize || ey >= size as isize {
+                        continue;
+                    }
+                    let cells: [usize; 5] = std::array::from_fn(|k| {
+                        ((y + k as isize * dy) * size as isize + x + k as isize * dx) as usize
+                    });
+                    for &c in &cells {
+                        w.through[c].push(w.all.len());
+                    }
+                    w.all.push(cells);
+                    w.dir.push(d);
+                }
+            }
         }
-        s
+        w
     }
 
-    /// The starting position, or `None` if a five is already on it.
-    fn start(&self, size: usize) -> Option<Board> {
-        let mut b = Board::new(size, Rule::Freestyle).ok()?;
-        let (mut a, mut d) = (self.pre.iter(), self.filler.iter());
+    fn pos(&self, c: usize) -> Pos {
+        Pos::new(c % self.size, c / self.size)
+    }
+}
+
+/// A chain under construction. The attacker is black and moves first.
+#[derive(Clone)]
+struct Plan {
+    role: Vec<Role>,
+    /// The attacker's fours and the defender's blocks, in order.
+    moves: Vec<(usize, usize)>,
+    /// The window of each four.
+    lines: Vec<usize>,
+    /// The final double four's second window.
+    last_line: Option<usize>,
+    pre: Vec<usize>,
+    filler: Vec<usize>,
+}
+
+/// Why a window breaks the plan.
+#[derive(PartialEq, Eq)]
+enum Fault {
+    None,
+    /// Three or more attacker stones, no defender stone, not a designed
+    /// line: a defender stone on one of its empty cells would fix it.
+    Open,
+    /// Four defender stones and no attacker stone: nothing fixes it.
+    Fatal,
+}
+
+impl Plan {
+    /// Checks window `w` at every point of play the construction foresees,
+    /// the attacker to move. The chain may be walked from its start (the
+    /// first `j` fours played) and, once finished, also from its end (the
+    /// fours from the `i`-th to the last, each blocked at the block of the
+    /// line after it, the last one at the spare cell). At every point: no
+    /// window without defender stones holds three attacker stones unless
+    /// it is a line the walk uses next, and no window holds four defender
+    /// stones and no attacker stone. (The attacker taking a block instead
+    /// of its four is left to the search: a rule for it costs more room
+    /// than the few walks it spoils.)
+    fn fault(&self, ws: &Windows, w: usize) -> Fault {
+        let cells = &ws.all[w];
+        let n = self.moves.len();
+        let finished = self.last_line.is_some();
+        // The points where something about this window changes.
+        let mut marks: Vec<usize> = vec![0, n + 1];
+        for &c in cells {
+            if let Role::Four(k) | Role::Block(k) = self.role[c] {
+                marks.extend((k.saturating_sub(1))..=(k + 3));
+            }
+        }
+        if let Some(k) = self.lines.iter().position(|&l| l == w) {
+            marks.extend((k.saturating_sub(1))..=(k + 3));
+        }
+        marks.retain(|&m| m <= n + 1);
+        marks.sort_unstable();
+        marks.dedup();
+        // Fours are numbered from 1 here: the k-th four's role index is k-1.
+        for &j in marks.iter().filter(|&&j| j < n + !finished as usize) {
+            for &i in marks.iter().filter(|&&i| i == n + 1 || i > j + 1) {
+                if !finished && i != n + 1 {
+                    continue;
+                }
+                let (mut att, mut def) = (0, 0);
+                for &c in cells {
+                    match self.role[c] {
+                        Role::Pre => att += 1,
+                        Role::Filler => def += 1,
+                        Role::Four(k) => att += (k < j || k + 1 >= i) as usize,
+                        Role::Block(k) => def += (k < j || k >= i) as usize,
+                        Role::Spare => def += (i <= n) as usize,
+                        Role::Empty => {}
+                    }
+                }
+                if att == 0 && def >= 4 {
+                    return Fault::Fatal;
+                }
+                if def > 0 {
+                    continue;
+                }
+                let next = self.lines.get(j) == Some(&w)
+                    || (i <= n && self.lines[i - 1] == w)
+                    || (i == n + 1 && self.last_line == Some(w));
+                if att >= 3 && !next {
+                    return Fault::Open;
+                }
+            }
+        }
+        Fault::None
+    }
+
+    /// Caps every open window through `cells` with defender stones;
+    /// false if one cannot be fixed.
+    fn cap(&mut self, ws: &Windows, cells: &[usize], rng: &mut StdRng) -> bool {
+        let mut todo: Vec<usize> = cells
+            .iter()
+            .flat_map(|&c| ws.through[c].iter().copied())
+            .collect();
+        todo.sort_unstable();
+        todo.dedup();
         loop {
-            let next = if b.side_to_move() == Color::Black {
-                a.next().or_else(|| d.next().inspect(|_| b.toggle_side()))
-            } else {
-                d.next().or_else(|| a.next().inspect(|_| b.toggle_side()))
+            let mut open = Vec::new();
+            for &w in &todo {
+                match self.fault(ws, w) {
+                    Fault::Fatal => return false,
+                    Fault::Open => open.push(w),
+                    Fault::None => {}
+                }
+            }
+            let Some(&first) = open.first() else {
+                return true;
             };
-            match next {
-                Some(&p) => b.make(p),
-                None => break,
+            // The empty cell of the first open window that closes the most.
+            let mut best: Option<(usize, u32)> = None;
+            for &c in &ws.all[first] {
+                if self.role[c] != Role::Empty {
+                    continue;
+                }
+                let closes = open.iter().filter(|&&w| ws.all[w].contains(&c)).count() as u32;
+                let score = closes * 16 + rng.gen_range(0..16);
+                if best.is_none_or(|b| score > b.1) {
+                    best = Some((c, score));
+                }
             }
-            if b.is_won() {
-                return None;
+            let Some((c, _)) = best else {
+                return false;
+            };
+            self.role[c] = Role::Filler;
+            self.filler.push(c);
+            todo.extend(ws.through[c].iter().copied());
+            todo.sort_unstable();
+            todo.dedup();
+        }
+    }
+
+    /// The first four: three attacker stones, the four and its block (inside
+    /// the window) in a random window.
+    fn seed(ws: &Windows, rng: &mut StdRng) -> Plan {
+        loop {
+            if let Some(p) = Plan::try_seed(ws, rng) {
+                return p;
             }
+        }
+    }
+
+    fn try_seed(ws: &Windows, rng: &mut StdRng) -> Option<Plan> {
+        let w = rng.gen_range(0..ws.all.len());
+        let cells = ws.all[w];
+        let blk = rng.gen_range(1..4);
+        let mut others: Vec<usize> = (0..5).filter(|&k| k != blk).collect();
+        others.shuffle(rng);
+        let mut p = Plan {
+            role: vec![Role::Empty; ws.size * ws.size],
+            moves: vec![(cells[others[0]], cells[blk])],
+            lines: vec![w],
+            last_line: None,
+            pre: Vec::new(),
+            filler: Vec::new(),
+        };
+        p.role[cells[others[0]]] = Role::Four(0);
+        p.role[cells[blk]] = Role::Block(0);
+        for &k in &others[1..] {
+            p.role[cells[k]] = Role::Pre;
+            p.pre.push(cells[k]);
+        }
+        p.cap(ws, &cells, rng).then_some(p)
+    }
+
+    /// One more four, or (with `finish`) the double four's second line
+    /// through the last four.
+    fn extend(&self, ws: &Windows, rng: &mut StdRng, finish: bool) -> Option<Plan> {
+        let n = self.moves.len();
+        let last = self.moves[n - 1].0;
+        let last_dir = ws.dir[self.lines[n - 1]];
+        let mut tries = Vec::new();
+        for &w in &ws.through[last] {
+            if ws.dir[w] == last_dir {
+                continue;
+            }
+            let cells = ws.all[w];
+            // Attacker stones already there (start stones, or the stones
+            // of earlier fours) are reused.
+            let mine = |c: usize| c != last && matches!(self.role[c], Role::Pre | Role::Four(_));
+            if cells
+                .iter()
+                .any(|&c| c != last && !mine(c) && self.role[c] != Role::Empty)
+            {
+                continue;
+            }
+            let have = cells.iter().filter(|&&c| mine(c)).count();
+            for blk in 1..4 {
+                if self.role[cells[blk]] != Role::Empty {
+                    continue;
+                }
+                if finish {
+                    // The rest are attacker stones: a four when the last
+                    // four's stone is played.
+                    tries.push((have, w, usize::MAX, cells[blk]));
+                    continue;
+                }
+                if have > 2 {
+                    continue;
+                }
+                for next in 0..5 {
+                    let c = cells[next];
+                    if next != blk && c != last && self.role[c] == Role::Empty {
+                        let new = cells
+                            .iter()
+                            .filter(|&&q| {
+                                q != last
+                                    && q != c
+                                    && q != cells[blk]
+                                    && self.role[q] == Role::Empty
+                            })
+                            .count();
+                        if new + have == 2 {
+                            tries.push((have, w, c, cells[blk]));
+                        }
+                    }
+                }
+            }
+        }
+        tries.shuffle(rng);
+        // Reuse first: fewer new stones keep the board roomy.
+        tries.sort_by_key(|t| std::cmp::Reverse(t.0));
+        for (_, w, next, blk) in tries.into_iter().take(24) {
+            let mut p = self.clone();
+            let mut new = Vec::new();
+            for &c in &ws.all[w] {
+                if c == last || c == next || c == blk || p.role[c] != Role::Empty {
+                    continue;
+                }
+                p.role[c] = Role::Pre;
+                p.pre.push(c);
+                new.push(c);
+            }
+            if finish {
+                p.role[blk] = Role::Spare;
+                p.last_line = Some(w);
+            } else {
+                p.role[next] = Role::Four(n);
+                p.role[blk] = Role::Block(n);
+                p.moves.push((next, blk));
+                p.lines.push(w);
+                new.push(next);
+            }
+            new.push(blk);
+            new.push(last);
+            if !p.cap(ws, &new, rng) {
+                continue;
+            }
+            // What the window checks miss, the search finds: no VCF at all
+            // yet, or (finished) none of fewer fours.
+            let mut b = p.board_now(ws);
+            let mut nodes = 200_000;
+            let most = if finish { n as u32 - 1 } else { 500 };
+            if vcf_within(&mut b, most, &mut HashSet::new(), &mut nodes) == Some(false) {
+                return Some(p);
+            }
+        }
+        None
+    }
+
+    /// Gives both sides as many stones: defender stones that make no four
+    /// of theirs, or attacker stones that open no window of three.
+    fn balance(&mut self, ws: &Windows, rng: &mut StdRng) -> bool {
+        let mut cells: Vec<usize> = (0..self.role.len()).collect();
+        cells.shuffle(rng);
+        // Far from the chain first.
+        let busy = |p: &Plan, c: usize| {
+            let (x, y) = ((c % ws.size) as isize, (c / ws.size) as isize);
+            let mut n = 0;
+            for dy in -2..=2isize {
+                for dx in -2..=2isize {
+                    let (qx, qy) = (x + dx, y + dy);
+                    if qx >= 0 && qy >= 0 && qx < ws.size as isize && qy < ws.size as isize {
+                        n += (p.role[(qy * ws.size as isize + qx) as usize] != Role::Empty) as u32;
+                    }
+                }
+            }
+            n
+        };
+        cells.sort_by_key(|&c| busy(self, c));
+        for c in cells {
+            if self.pre.len() == self.filler.len() {
+                return true;
+            }
+            if self.role[c] != Role::Empty {
+                continue;
+            }
+            let attacker = self.pre.len() < self.filler.len();
+            self.role[c] = if attacker { Role::Pre } else { Role::Filler };
+            if ws.through[c]
+                .iter()
+                .all(|&w| self.fault(ws, w) == Fault::None)
+            {
+                if attacker {
+                    self.pre.push(c);
+                } else {
+                    self.filler.push(c);
+                }
+            } else {
+                self.role[c] = Role::Empty;
+            }
+        }
+        self.pre.len() == self.filler.len()
+    }
+
+    /// The stones placed so far, black (the attacker) to move.
+    fn board_now(&self, ws: &Windows) -> Board {
+        let mut b = Board::new(ws.size, Rule::Freestyle).expect("size");
+        for &a in &self.pre {
+            b.play_color(ws.pos(a), Color::Black);
+        }
+        for &d in &self.filler {
+            b.play_color(ws.pos(d), Color::White);
         }
         if b.side_to_move() != Color::Black {
             b.toggle_side();
         }
+        b
+    }
+
+    /// The starting position (black: the attacker, to move).
+    fn start(&self, ws: &Windows) -> Option<Board> {
+        let mut b = Board::new(ws.size, Rule::Freestyle).ok()?;
+        for (&a, &d) in self.pre.iter().zip(&self.filler) {
+            b.make(ws.pos(a));
+            b.make(ws.pos(d));
+            if b.is_won() {
+                return None;
+            }
+        }
         Some(b)
     }
 
-    /// Plays the chain and checks every step: each four has exactly one
-    /// five cell (the block), no block gives the defender a five cell, and
-    /// the last four (if `finished`) leaves two five cells.
-    fn valid(&self, size: usize, finished: bool) -> bool {
-        let Some(mut b) = self.start(size) else {
+    /// Plays the chain with the engine's classes: each four has exactly one
+    /// five cell (its block), no block gives the defender a five cell, and
+    /// the last four leaves two five cells.
+    fn valid(&self, ws: &Windows) -> bool {
+        let Some(mut b) = self.start(ws) else {
             return false;
         };
-        if b.count(Color::Black, Class::Five) > 0 || b.count(Color::White, Class::Five) > 0 {
-            return false;
-        }
         let n = self.moves.len();
         for (i, &(a, blk)) in self.moves.iter().enumerate() {
-            if !b.is_empty(a) || !b.is_empty(blk) {
-                return false;
-            }
-            // No move wins at once before the last four.
-            if !(finished && i + 1 == n) && b.count(Color::Black, Class::Flex4) > 0 {
+            let (a, blk) = (ws.pos(a), ws.pos(blk));
+            if b.count(Color::Black, Class::Five) > 0
+                || b.count(Color::White, Class::Five) > 0
+                || (i + 1 < n && b.count(Color::Black, Class::Flex4) > 0)
+                || !b.is_empty(a)
+                || !b.is_empty(blk)
+            {
                 return false;
             }
             b.make(a);
-            if b.is_won() {
-                return false;
-            }
             let fives = b.count(Color::Black, Class::Five);
-            if finished && i + 1 == n {
+            if i + 1 == n {
                 return fives >= 2;
             }
             if fives != 1 || b.class(Color::Black, blk) != Class::Five {
                 return false;
             }
             b.make(blk);
-            if b.count(Color::White, Class::Five) > 0 || b.is_won() {
-                return false;
-            }
         }
-        !finished
+        false
+    }
+
+    fn moves_string(&self, ws: &Windows) -> String {
+        let mut s = String::new();
+        for (&a, &d) in self.pre.iter().zip(&self.filler) {
+            s += &ws.pos(a).to_pos_string();
+            s += &ws.pos(d).to_pos_string();
+        }
+        s
     }
 }
 
-fn board_cells(size: usize) -> Vec<Pos> {
-    (0..size)
-        .flat_map(|y| (0..size).map(move |x| Pos::new(x, y)))
-        .collect()
-}
-
-/// The five-cell windows through `p` in direction `d` that fit the board.
-fn windows(size: usize, p: Pos, d: usize) -> Vec<[Pos; 5]> {
-    let (dx, dy) = DIR_STEPS[d];
-    let mut out = Vec::new();
-    for off in 0..5isize {
-        let mut w = [p; 5];
-        let mut ok = true;
-        for (k, c) in w.iter_mut().enumerate() {
-            let t = k as isize - off;
-            let x = p.x() as isize + t * dx;
-            let y = p.y() as isize + t * dy;
-            if x < 0 || y < 0 || x >= size as isize || y >= size as isize {
-                ok = false;
-                break;
-            }
-            *c = Pos::new(x as usize, y as usize);
-        }
-        if ok {
-            out.push(w);
-        }
+/// Can the side to move win with at most `k` fours? `None` when the node
+/// budget runs out first. Exhaustive: every four is tried, and the only
+/// defence of a four is its five cell (a defender five cell ends the line).
+fn vcf_within(
+    b: &mut Board,
+    k: u32,
+    failed: &mut HashSet<(u64, u32)>,
+    nodes: &mut u64,
+) -> Option<bool> {
+    let me = b.side_to_move();
+    let opp = me.opposite();
+    if b.count(me, Class::Five) > 0 {
+        return Some(true);
     }
-    out
-}
-
-/// Attacker stones at the point the chain has reached (start plus fours).
-fn attacker_stones(c: &Chain) -> HashSet<Pos> {
-    c.pre
-        .iter()
-        .copied()
-        .chain(c.moves.iter().map(|m| m.0))
-        .collect()
-}
-
-/// The cells of window `w` other than `last` that nothing uses yet, or
-/// `None` if a defender stone (or a reserved cell) is in it; the rest of
-/// the window are attacker stones.
-fn free_cells(
-    w: &[Pos; 5],
-    last: Pos,
-    used: &HashSet<Pos>,
-    att: &HashSet<Pos>,
-) -> Option<Vec<Pos>> {
-    let others = w.iter().copied().filter(|&q| q != last);
-    if others
-        .clone()
-        .any(|q| used.contains(&q) && !att.contains(&q))
-    {
+    if k == 0 {
+        return Some(false);
+    }
+    if b.count(opp, Class::Five) == 0 && b.count(me, Class::Flex4) > 0 {
+        return Some(true);
+    }
+    if failed.contains(&(b.hash(), k)) {
+        return Some(false);
+    }
+    if *nodes == 0 {
         return None;
     }
-    Some(others.filter(|q| !used.contains(q)).collect())
-}
-
-/// One more four: a window through the last four's stone in another
-/// direction, holding two attacker stones (reused or new) and two free
-/// cells for the next four and its block.
-fn extend(
-    c: &Chain,
-    size: usize,
-    rng: &mut StdRng,
-    finish: bool,
-    searcher: &mut Searcher,
-) -> Option<Chain> {
-    let last = c.moves.last()?.0;
-    let used = c.used();
-    let att = attacker_stones(c);
-    let mut options = Vec::new();
-    for (d, &(dx, dy)) in DIR_STEPS.iter().enumerate() {
-        if d == c.last_dir {
+    *nodes -= 1;
+    let cells: Vec<Pos> = (0..b.height())
+        .flat_map(|y| (0..b.width()).map(move |x| Pos::new(x, y)))
+        .filter(|&p| b.is_empty(p) && b.class(me, p).is_four())
+        .collect();
+    // Facing a five cell, the attacker must take it.
+    let must = b.count(opp, Class::Five) > 0;
+    for p in cells {
+        if must && b.class(opp, p) != Class::Five {
             continue;
         }
-        for w in windows(size, last, d) {
-            let Some(free) = free_cells(&w, last, &used, &att) else {
-                continue;
-            };
-            let have = 4 - free.len();
-            if have > 2 {
-                continue;
-            }
-            // The cells just past both ends of the window: defender
-            // stones there keep the four from being open.
-            let mut caps = Vec::new();
-            for (end, step) in [(w[0], -1isize), (w[4], 1)] {
-                let x = end.x() as isize + step * dx;
-                let y = end.y() as isize + step * dy;
-                if x >= 0 && y >= 0 && x < size as isize && y < size as isize {
-                    let q = Pos::new(x as usize, y as usize);
-                    if !used.contains(&q) {
-                        caps.push(q);
-                    }
-                }
-            }
-            options.push((d, w, have, free, caps));
-        }
-    }
-    // Prefer reuse: fewer new stones keep the board roomy.
-    // Every way to give the free cells their parts: new attacker stones,
-    // the next four, its block.
-    let mut tries = Vec::new();
-    for (d, _w, have, free, caps) in options {
-        let need = 2 - have;
-        for next in 0..free.len() {
-            for blk in 0..free.len() {
-                if blk == next {
-                    continue;
-                }
-                let stones: Vec<Pos> = (0..free.len())
-                    .filter(|&i| i != next && i != blk)
-                    .map(|i| free[i])
-                    .collect();
-                debug_assert_eq!(stones.len(), need);
-                // Without the end stones first: they take room.
-                tries.push((d, have, stones.clone(), free[next], free[blk], Vec::new()));
-                if !caps.is_empty() {
-                    tries.push((d, have, stones, free[next], free[blk], caps.clone()));
-                }
-            }
-        }
-    }
-    tries.shuffle(rng);
-    tries.sort_by_key(|t| (std::cmp::Reverse(t.1), t.5.len()));
-    for (d, _have, stones, next, blk, caps) in tries.into_iter().take(60) {
-        let mut n = c.clone();
-        n.pre.extend(stones);
-        n.filler.extend(caps);
-        n.moves.push((next, blk));
-        n.last_dir = d;
-        if finish {
-            // The last four must also be a four in another line.
-            if let Some(f) = double_four(&n, size, rng, searcher) {
-                return Some(f);
-            }
-            continue;
-        }
-        // Unfinished, the chain must not win yet by any VCF at all.
-        if n.valid(size, false) {
-            let mut b = n.start(size)?;
-            if searcher.find_vcf(&mut b, 200, 20_000).is_none() {
-                return Some(n);
-            }
-            log::trace!("{} fours: a VCF", n.moves.len());
+        b.make(p);
+        let r = if b.count(opp, Class::Five) > 0 || b.count(me, Class::Five) != 1 {
+            // The defender wins first, or two five cells: the attacker wins.
+            Some(b.count(opp, Class::Five) == 0)
         } else {
-            log::trace!("{} fours: invalid", n.moves.len());
-        }
-    }
-    None
-}
-
-/// Makes the chain's last four a double four: three attacker stones in a
-/// second line through it.
-fn double_four(c: &Chain, size: usize, rng: &mut StdRng, searcher: &mut Searcher) -> Option<Chain> {
-    let (last, _) = *c.moves.last()?;
-    let used = c.used();
-    let att = attacker_stones(c);
-    let mut dirs: Vec<usize> = (0..4).filter(|&d| d != c.last_dir).collect();
-    dirs.shuffle(rng);
-    for d in dirs {
-        let mut ws = windows(size, last, d);
-        ws.shuffle(rng);
-        for w in ws {
-            let Some(free) = free_cells(&w, last, &used, &att) else {
-                continue;
-            };
-            let have = 4 - free.len();
-            if have > 3 || free.is_empty() {
-                continue;
-            }
-            let mut n = c.clone();
-            n.pre.extend(free[..3 - have].iter().copied());
-            // The new stones must not open a shorter way to win.
-            if n.valid(size, true) {
-                let mut b = n.start(size)?;
-                let fours = n.moves.len() as u32;
-                if searcher.find_vcf(&mut b, fours - 2, 200_000).is_none() {
-                    return Some(n);
-                }
-            }
-        }
-    }
-    None
-}
-
-/// The first four: three attacker stones in a line with the first four
-/// cell and its block.
-fn seed_chain(size: usize, rng: &mut StdRng) -> Chain {
-    loop {
-        let x = rng.gen_range(0..size);
-        let y = rng.gen_range(0..size);
-        let d = rng.gen_range(0..4);
-        let ws = windows(size, Pos::new(x, y), d);
-        let Some(w) = ws.choose(rng) else { continue };
-        let mut cells = w.to_vec();
-        cells.shuffle(rng);
-        let c = Chain {
-            pre: cells[..3].to_vec(),
-            filler: Vec::new(),
-            moves: vec![(cells[3], cells[4])],
-            last_dir: d,
+            let blk = (0..b.height())
+                .flat_map(|y| (0..b.width()).map(move |x| Pos::new(x, y)))
+                .find(|&q| b.is_empty(q) && b.class(me, q) == Class::Five)
+                .expect("a five cell");
+            b.make(blk);
+            let r = vcf_within(b, k - 1, failed, nodes);
+            b.unmake();
+            r
         };
-        if c.valid(size, false) {
-            return c;
+        b.unmake();
+        match r {
+            Some(false) => {}
+            other => return other,
         }
     }
-}
-
-/// Defender stones far from everything, in a lattice with at most two in
-/// any five cells of a line, until both sides have as many stones.
-fn add_filler(c: &Chain, size: usize, searcher: &mut Searcher) -> Option<Chain> {
-    let fours = c.moves.len() as u32;
-    let used = c.used();
-    let mut n = c.clone();
-    // Away from the chain first; next to it only if the board is short.
-    for gap in [2, 1] {
-        for p in board_cells(size) {
-            if n.filler.len() == n.pre.len() {
-                break;
-            }
-            let far = used.iter().chain(&n.filler).chain(&n.pre).all(|q| {
-                let d = q.x().abs_diff(p.x()).max(q.y().abs_diff(p.y()));
-                d >= gap || (d >= 1 && !used.contains(q))
-            });
-            if (p.x() + 2 * p.y()) % 5 <= 1 && far {
-                // Keep a stone only if the chain still works with it.
-                let attacker = n.filler.len() >= n.pre.len();
-                if attacker {
-                    n.pre.push(p);
-                } else {
-                    n.filler.push(p);
-                }
-                // An attacker stone must not open a shorter way to win.
-                let shortcut = attacker
-                    && n.start(size).is_none_or(|mut b| {
-                        searcher.find_vcf(&mut b, fours - 2, 200_000).is_some()
-                    });
-                if shortcut || !n.valid(size, true) {
-                    if n.filler.last() == Some(&p) {
-                        n.filler.pop();
-                    } else {
-                        n.pre.pop();
-                    }
-                }
-            }
-        }
-    }
-    if n.filler.len() != n.pre.len() {
-        log::info!("{} stones short", n.pre.len().abs_diff(n.filler.len()));
-        return None;
-    }
-    n.valid(size, true).then_some(n)
-}
-
-fn moves_string(c: &Chain) -> String {
-    let mut s = String::new();
-    for i in 0..c.pre.len().max(c.filler.len()) {
-        if let Some(p) = c.pre.get(i) {
-            s += &p.to_pos_string();
-        }
-        if let Some(p) = c.filler.get(i) {
-            s += &p.to_pos_string();
-        }
-    }
-    s
+    failed.insert((b.hash(), k));
+    Some(false)
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let size: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(20);
+    let size: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(22);
     let min: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(61);
     let count: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
     let seed: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1);
     env_logger::init();
+    let ws = Windows::new(size);
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut searcher = Searcher::new(Params::default(), 1 << 20);
     let mut solver = Solver::new();
     let mut found = 0;
     let mut tries = 0;
-    while found < count && tries < 20_000 {
+    while found < count && tries < 10_000 {
         tries += 1;
-        // Grow the chain; when stuck, go back a few fours and try again.
-        // Once long enough, try to finish it with a double four at every
-        // length until that works.
-        let mut stack = vec![seed_chain(size, &mut rng)];
-        let mut budget = 30 * min;
+        // Grow the chain; when stuck, go back a few fours. Once long
+        // enough, try to finish it at every length until that works.
+        let mut stack = vec![Plan::seed(&ws, &mut rng)];
+        let mut budget = 40 * min;
         let mut finished = None;
+        let mut longest = 0;
         while budget > 0 && finished.is_none() {
             budget -= 1;
-            let top = stack.last().unwrap();
-            if top.moves.len() + 1 >= min {
-                finished = extend(top, size, &mut rng, true, &mut searcher);
+            let top = stack.last().expect("a plan");
+            longest = longest.max(top.moves.len());
+            if top.moves.len() >= min {
+                finished = top.extend(&ws, &mut rng, true);
                 if finished.is_some() {
                     break;
                 }
             }
-            match extend(stack.last().unwrap(), size, &mut rng, false, &mut searcher) {
+            match top.extend(&ws, &mut rng, false) {
                 Some(n) => stack.push(n),
                 None => {
                     let back = rng.gen_range(1..=3).min(stack.len() - 1);
@@ -423,26 +572,31 @@ fn main() {
                 }
             }
         }
-        let Some(c) = finished else {
-            let longest = stack.last().map_or(0, |c| c.moves.len());
-            log::debug!("try {tries}: not finished (at {longest} fours)");
+        let Some(mut plan) = finished else {
+            log::info!("try {tries}: not finished (at most {longest} fours)");
             continue;
         };
-        let Some(c) = add_filler(&c, size, &mut searcher) else {
-            eprintln!("try {tries}: no room for the defender's stones");
+        if !plan.balance(&ws, &mut rng) {
+            log::info!("try {tries}: no room to balance the stones");
+            continue;
+        }
+        if !plan.valid(&ws) {
+            eprintln!("try {tries}: the chain does not play as planned");
+            continue;
+        }
+        let fours = plan.moves.len() as u32;
+        let Some(mut b) = plan.start(&ws) else {
             continue;
         };
-        let fours = c.moves.len();
-        let Some(mut b) = c.start(size) else { continue };
-        // No shorter VCF (the chain's detours die at once, so the
-        // exhaustive search is small).
-        if let Some(short) = searcher.find_vcf(&mut b, fours as u32 - 2, 50_000_000) {
-            let l: Vec<String> = short.iter().map(|p| p.to_pos_string()).collect();
-            eprintln!(
-                "try {tries}: a VCF of {} fours, not {fours}: {}",
-                short.len().div_ceil(2),
-                l.join(" ")
-            );
+        let t = Instant::now();
+        let mut nodes = 20_000_000u64;
+        let shorter = vcf_within(&mut b, fours - 1, &mut HashSet::new(), &mut nodes);
+        eprintln!(
+            "try {tries}: {fours} fours; a VCF of fewer: {shorter:?} ({} nodes, {} ms)",
+            20_000_000 - nodes,
+            t.elapsed().as_millis()
+        );
+        if shorter != Some(false) {
             continue;
         }
         let limits = SolveLimits {
@@ -458,11 +612,10 @@ fn main() {
             );
             continue;
         };
-        let solved = line.len().div_ceil(2);
         let l: Vec<String> = line.iter().map(|p| p.to_pos_string()).collect();
         println!(
-            "freestyle {size} {} vcf # {solved} fours (solver {} nodes, {} ms): {}",
-            moves_string(&c),
+            "freestyle {size} {} vcf # {fours} fours, built by `cargo run --release --example vcf_build -- {size} {min} 1 {seed}` (no VCF of fewer; solver {} nodes, {} ms): {}",
+            plan.moves_string(&ws),
             sol.nodes,
             sol.time.as_millis(),
             l.join(" ")

@@ -117,8 +117,15 @@ fn tactical_suite() {
             .unwrap_or_else(|e| panic!("{} {}: {e}", c.rule, c.moves));
         let mut searcher = Searcher::new(Params::default(), 32 << 20);
         if c.kind == "vcf" {
+            // The note may give the VCF's length ("N fours"); long ones
+            // need a deeper search than the usual 40.
+            let fours = c
+                .note
+                .split_once(" fours")
+                .and_then(|(n, _)| n.trim().parse::<u32>().ok())
+                .unwrap_or(0);
             let line = searcher
-                .find_vcf(&mut board, 40, 20_000_000)
+                .find_vcf(&mut board, fours.max(38) + 2, 20_000_000)
                 .unwrap_or_else(|| panic!("{} {}: no VCF", c.rule, c.moves));
             check_vcf_line(&mut board, &line)
                 .unwrap_or_else(|e| panic!("{} {}: {e}", c.rule, c.moves));

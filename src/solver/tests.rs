@@ -150,7 +150,8 @@ fn every_suite_win_is_proved_and_checked() {
         } else {
             Mode::Vct
         };
-        let lim = limits(mode, 4);
+        // The suite's longest VCT needs five threes.
+        let lim = limits(mode, 5);
         let mut solver = Solver::new();
         let s = solver.solve(&mut b, &lim);
         let Outcome::Win(line) = &s.outcome else {
@@ -255,8 +256,10 @@ fn solves_are_deterministic_and_limits_give_unknown() {
 
 #[test]
 fn a_hunted_vct_of_five_threats() {
-    // Found by `examples/vct_hunt freestyle 5 1 3`: black to move wins with
-    // five threes (27 plies) and not with four.
+    // Found by `examples/vct_hunt freestyle 5 1 3`: white to move wins with
+    // five threes (27 plies) and not with four. The main line makes 12
+    // threats: open threes f7 f6 i6 g5, fours f4 d7 g6 g3 e3 d8, the
+    // four-three d9 and the open four e8 (d11 answers black's four).
     let mut b = position_from_moves(15, Rule::Freestyle, "h8h6g8f8e9g7i5e7i7").unwrap();
     assert_eq!(
         Solver::new().solve(&mut b, &limits(Mode::Vct, 4)).outcome,
