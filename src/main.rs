@@ -956,6 +956,8 @@ fn run_tune(a: TuneArgs) -> ExitCode {
     });
     let mut w = r.weights;
     let args: Vec<String> = std::env::args().collect();
+    // The move-ordering tables come from the start: keep their notes.
+    let policy_notes = start.notes.iter().filter(|n| n.starts_with("policy"));
     w.notes = vec![
         format!("made by: {}", args.join(" ")),
         format!(
@@ -968,6 +970,7 @@ fn run_tune(a: TuneArgs) -> ExitCode {
         ),
         format!("date: {}", tengen::learn::today()),
     ];
+    w.notes.extend(policy_notes.cloned());
     if let Err(e) = std::fs::write(&a.out, w.to_text()) {
         return fail(format!("cannot write {}: {e}", a.out.display()));
     }

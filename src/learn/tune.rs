@@ -364,6 +364,8 @@ pub fn tune(
         report(&last);
     }
     let mut weights = layout.unflatten(&w, cfg.rule);
+    // The move-ordering tables are not fitted here: they stay as they were.
+    weights.policy = start.policy.clone();
     if layout.slots == 1 {
         // One shared set: both colours' tables are the same.
         weights.cells[1] = weights.cells[0].clone();
@@ -454,8 +456,12 @@ mod tests {
             r.initial,
             r.last
         );
-        // What was written reads back.
+        // The move-ordering tables of the start are kept.
+        assert!(Weights::get(Rule::Freestyle).policy.is_some());
+        assert!(r.weights.policy == Weights::get(Rule::Freestyle).policy);
+        // What was written reads back, policy included.
         let text = r.weights.to_text();
-        assert!(Weights::parse(&text, Some(Rule::Freestyle)).is_ok());
+        let back = Weights::parse(&text, Some(Rule::Freestyle)).unwrap();
+        assert!(back.policy == r.weights.policy);
     }
 }
