@@ -37,7 +37,9 @@ use rand::{Rng, SeedableRng};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 use tengen::board::DIR_STEPS;
+use tengen::movegen::find_class;
 use tengen::pattern::Class;
+use tengen::perft::position_from_moves;
 use tengen::solver::{Mode, Outcome, SolveLimits, Solver};
 use tengen::types::Color;
 use tengen::{Board, Pos, Rule};
@@ -155,10 +157,11 @@ impl Plan {
         marks.dedup();
         // Fours are numbered from 1 here: the k-th four's role index is k-1.
         for &j in marks.iter().filter(|&&j| j < n + !finished as usize) {
-            for &i in marks.iter().filter(|&&i| i == n + 1 || i > j + 1) {
-                if !finished && i != n + 1 {
-                    continue;
-                }
+            // Unfinished, the chain is walked from its start only.
+            for &i in marks
+                .iter()
+                .filter(|&&i| i == n + 1 || (finished && i > j + 1))
+            {
                 let (mut att, mut def) = (0, 0);
                 for &c in cells {
                     match self.role[c] {
@@ -419,17 +422,10 @@ impl Plan {
         b
     }
 
-    /// The starting position (black: the attacker, to move).
+    /// The starting position (black: the attacker, to move), built from
+    /// the move list the suite line will hold.
     fn start(&self, ws: &Windows) -> Option<Board> {
-        let mut b = Board::new(ws.size, Rule::Freestyle).ok()?;
-        for (&a, &d) in self.pre.iter().zip(&self.filler) {
-            b.make(ws.pos(a));
-            b.make(ws.pos(d));
-            if b.is_won() {
-                return None;
-            }
-        }
-        Some(b)
+        position_from_moves(ws.size, Rule::Freestyle, &self.moves_string(ws)).ok()
     }
 
     /// Plays the chain with the engine's classes: each four has exactly one
@@ -476,6 +472,8 @@ impl Plan {
 /// Can the side to move win with at most `k` fours? `None` when the node
 /// budget runs out first. Exhaustive: every four is tried, and the only
 /// defence of a four is its five cell (a defender five cell ends the line).
+/// (`Searcher::find_vcf` cannot tell a spent budget from no VCF, which a
+/// proof of "none shorter" needs.)
 fn vcf_within(
     b: &mut Board,
     k: u32,
@@ -500,9 +498,10 @@ fn vcf_within(
         return None;
     }
     *nodes -= 1;
-    let cells: Vec<Pos> = (0..b.height())
-        .flat_map(|y| (0..b.width()).map(move |x| Pos::new(x, y)))
-        .filter(|&p| b.is_empty(p) && b.class(me, p).is_four())
+    let cells: Vec<Pos> = b
+        .candidates()
+        .iter()
+        .filter(|&p| b.class(me, p).is_four())
         .collect();
     // Facing a five cell, the attacker must take it.
     let must = b.count(opp, Class::Five) > 0;
@@ -515,10 +514,7 @@ fn vcf_within(
             // The defender wins first, or two five cells: the attacker wins.
             Some(b.count(opp, Class::Five) == 0)
         } else {
-            let blk = (0..b.height())
-                .flat_map(|y| (0..b.width()).map(move |x| Pos::new(x, y)))
-                .find(|&q| b.is_empty(q) && b.class(me, q) == Class::Five)
-                .expect("a five cell");
+            let blk = find_class(b, me, Class::Five).expect("a five cell");
             b.make(blk);
             let r = vcf_within(b, k - 1, failed, nodes);
             b.unmake();
