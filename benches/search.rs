@@ -3,9 +3,10 @@
 //! bench that runs is a check too.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use tengen::eval::evaluate;
+use tengen::eval::Evaluator;
 use tengen::movegen::{generate, NodeKind};
 use tengen::perft::position_from_moves;
+use tengen::search::ordering::Scorer;
 use tengen::search::params::Params;
 use tengen::search::{Limits, Searcher};
 use tengen::{Pos, Rule};
@@ -19,13 +20,21 @@ const LONG_VCF: &str =
 
 fn benches(c: &mut Criterion) {
     let params = Params::default();
+    let eval = Evaluator::shipped();
     let mut board = position_from_moves(15, Rule::Freestyle, MIDDLE_GAME).expect("position");
+    eval.attach(&mut board);
+    let me = board.side_to_move();
     let mut out = Vec::new();
-    let kind = generate(&mut board, &params, 8, &[], &mut out);
+    let kind = {
+        let scorer = Scorer::new(&board, &params, eval.policy(board.rule(), me), me);
+        generate(&mut board, &scorer, 8, &[], &mut out)
+    };
     let first = out.first().map(|m| m.pos);
     c.bench_function("movegen_15x15_middle_game", |b| {
         b.iter(|| {
-            let k = generate(&mut board, &params, black_box(8), &[], &mut out);
+            // The scorer is made at every node, so it is timed too.
+            let scorer = Scorer::new(&board, &params, eval.policy(board.rule(), me), me);
+            let k = generate(&mut board, &scorer, black_box(8), &[], &mut out);
             assert_eq!(k, kind);
             assert_eq!(out.first().map(|m| m.pos), first);
         })
@@ -33,9 +42,9 @@ fn benches(c: &mut Criterion) {
     assert_eq!(kind, NodeKind::Quiet);
     assert_eq!(out.len(), 8);
 
-    let value = evaluate(&board, &params);
+    let value = eval.evaluate(&board);
     c.bench_function("evaluate_15x15_middle_game", |b| {
-        b.iter(|| assert_eq!(evaluate(black_box(&board), &params), value))
+        b.iter(|| assert_eq!(eval.evaluate(black_box(&board)), value))
     });
 
     let mut vcf_board = position_from_moves(15, Rule::Freestyle, LONG_VCF).expect("vcf position");

@@ -9,15 +9,17 @@
 //! quiet node of the search can never see.
 //!
 //! ```text
-//! cargo run --release --example policy_rank -- FILE.sgf... [--params SPEC]
+//! cargo run --release --example policy_rank -- FILE.sgf... [--params SPEC] [--weights FILE]
 //! ```
 //!
-//! The ordering is the built-in one; `TENGEN_WEIGHTS=FILE` measures the
+//! The ordering is the built-in one; `--weights FILE` measures the
 //! move-ordering tables of a weights file from `tune --policy` instead.
 //! The gauntlet's records (`../shared/sparring/gauntlet.sh` names their
 //! folder) give the moves of Rapfi and PentaZen.
 
+use tengen::eval::Evaluator;
 use tengen::movegen::{generate, NodeKind, ScoredMove};
+use tengen::search::ordering::Scorer;
 use tengen::search::params::Params;
 use tengen::{Board, Pos, Rule};
 
@@ -54,10 +56,14 @@ fn sgf_moves(game: &str) -> (usize, Vec<(Pos, bool)>) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut params = Params::default();
+    let mut eval = Evaluator::shipped();
     let mut files = Vec::new();
     let mut i = 0;
     while i < args.len() {
-        if args[i] == "--params" {
+        if args[i] == "--weights" {
+            eval = Evaluator::from_file(Some(std::path::Path::new(&args[i + 1]))).expect("weights");
+            i += 2;
+        } else if args[i] == "--params" {
             params = Params::with_overrides(&args[i + 1]).expect("params");
             i += 2;
         } else {
@@ -88,7 +94,9 @@ fn main() {
             let mut board = Board::new(size, rule).expect("size");
             for (k, &(p, opening)) in seq.iter().enumerate() {
                 if !opening && !board.is_won() {
-                    let kind = generate(&mut board, &params, 400, &[], &mut moves);
+                    let me = board.side_to_move();
+                    let scorer = Scorer::new(&board, &params, eval.policy(rule, me), me);
+                    let kind = generate(&mut board, &scorer, 400, &[], &mut moves);
                     if kind == NodeKind::Quiet {
                         let t = tally.entry(names[k % 2].clone()).or_default();
                         match moves.iter().position(|m| m.pos == p) {

@@ -33,7 +33,7 @@ fn fail(msg: String) -> ! {
 /// the defender is lost.
 fn wins(board: &mut Board, m: Pos) -> bool {
     let me = board.side_to_move();
-    if !board.is_empty(m) || tengen::movegen::is_banned(board, me, m) {
+    if !board.is_empty(m) || tengen::board::rules::is_banned(board, me, m) {
         return false;
     }
     if board.makes_five(me, m) {

@@ -6,14 +6,14 @@
 //! cargo run --release --example vs_greedy -- [GAMES] [MOVE_MS] [RULE]
 
 use std::time::Duration;
-use tengen::eval::evaluate;
-use tengen::movegen::is_banned;
+use tengen::board::rules::is_banned;
+use tengen::eval::Evaluator;
 use tengen::search::params::Params;
 use tengen::search::{Limits, Searcher};
 use tengen::types::parse_pos_list;
 use tengen::{Board, Pos, Rule};
 
-fn greedy(board: &mut Board, params: &Params) -> Option<Pos> {
+fn greedy(board: &mut Board, eval: &Evaluator) -> Option<Pos> {
     let me = board.side_to_move();
     let mut best: Option<(i32, Pos)> = None;
     for p in board.candidates().iter() {
@@ -24,7 +24,7 @@ fn greedy(board: &mut Board, params: &Params) -> Option<Pos> {
         let v = if board.is_won() {
             i32::MAX
         } else {
-            -evaluate(board, params)
+            -eval.evaluate(board)
         };
         board.unmake();
         if best.is_none_or(|(b, _)| v > b) {
@@ -46,7 +46,7 @@ fn main() {
         .lines()
         .filter(|l| !l.trim().is_empty())
         .collect();
-    let params = Params::default();
+    let eval = Evaluator::shipped();
     let mut searcher = Searcher::new(Params::default(), 64 << 20);
     let (mut wins, mut losses, mut draws) = (0, 0, 0);
     for g in 0..games {
@@ -71,7 +71,7 @@ fn main() {
                 };
                 searcher.search(&mut board, &limits, |_| {}).best
             } else {
-                greedy(&mut board, &params)
+                greedy(&mut board, &eval)
             };
             let Some(p) = mv else { break };
             board.try_play(p).expect("legal move");

@@ -3,8 +3,10 @@
 //! limits and a table size. It never prints: progress goes to a callback.
 
 use crate::board::{Board, MoveError};
+use crate::eval::Evaluator;
 use crate::pattern::PatternTable;
 use crate::search::params::Params;
+use crate::search::time::Clock;
 use crate::search::tt::TranspositionTable;
 use crate::search::{Info, Limits, SearchResult, Searcher};
 use crate::types::{Color, Pos, Rule};
@@ -12,8 +14,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// `time_left` and `timeout_match` at or above this are "unlimited".
-pub const UNLIMITED_MS: i64 = 2_147_483_647;
+pub use crate::search::time::{moves_to_go, UNLIMITED_MS};
 /// Memory the process needs besides the transposition table: code, stacks,
 /// pattern tables of every rule, board copies.
 pub const BASE_MEMORY: u64 = 40 << 20;
@@ -62,77 +63,20 @@ impl Options {
         room.min(most) as usize
     }
 
-    /// The search limits for a move, given the empty cells left, the
-    /// moves played and the time already spent since the manager sent the
-    /// command.
-    ///
-    /// The hard limit is the turn time, or a seventh of the game time left
-    /// when that is smaller, less a safety margin. The planned time spreads
-    /// what is left of the game over the moves a game of Gomoku still has
-    /// ([`moves_to_go`]); the search then stops early when its best move is
-    /// settled and thinks longer when it is not ([`Limits::adaptive`]).
-    pub fn limits(&self, empty_cells: usize, ply: usize, spent: Duration) -> Limits {
-        let mut limits = Limits {
-            depth: self.max_depth,
-            nodes: self.max_nodes,
-            ..Limits::default()
-        };
-        let unlimited_game = self.timeout_match == 0 || self.time_left >= UNLIMITED_MS;
-        if self.timeout_turn == 0 && self.max_depth.is_none() && self.max_nodes.is_none() {
-            // "Play as fast as possible": a quick tactical look only.
-            limits.depth = Some(4);
-            limits.hard_time = Some(Duration::from_millis(30));
-            return limits;
+    /// The clock part of the options.
+    pub fn clock(&self) -> Clock {
+        Clock {
+            timeout_turn: self.timeout_turn,
+            timeout_match: self.timeout_match,
+            time_left: self.time_left,
         }
-        let turn = if self.timeout_turn > 0 {
-            self.timeout_turn
-        } else {
-            u64::MAX
-        };
-        if turn == u64::MAX && unlimited_game {
-            if limits.depth.is_none() && limits.nodes.is_none() {
-                limits.hard_time = Some(Duration::from_secs(3600));
-            }
-            return limits;
-        }
-        let left = if unlimited_game {
-            u64::MAX
-        } else {
-            self.time_left.max(0) as u64
-        };
-        let own_moves = empty_cells.div_ceil(2).max(1) as u64;
-        // Never more than a seventh of the game time on one move.
-        let mut maximum = turn.min(left / own_moves.min(7));
-        // Safety margin: process and pipe overhead, scheduler noise.
-        maximum = maximum.saturating_sub(20 + maximum / 20).max(1);
-        // Time enough to spend the whole turn on every move to come?
-        let ample = left == u64::MAX || turn.saturating_mul(own_moves.min(64)) < left;
-        let optimum = if ample {
-            maximum * 9 / 10
-        } else {
-            (maximum * 9 / 10).min(left / moves_to_go(ply, empty_cells))
-        };
-        let ms = |t: u64| {
-            Duration::from_millis(t)
-                .saturating_sub(spent)
-                .max(Duration::from_millis(1))
-        };
-        limits.hard_time = Some(ms(maximum));
-        limits.soft_time = Some(ms(optimum.max(1)));
-        limits.adaptive = true;
-        limits.ample = ample;
-        limits
     }
-}
 
-/// The moves of our own a game is still expected to last after `ply`
-/// plies with `empty_cells` empty: most games of Gomoku between engines
-/// end between ply 40 and 90, so about 20 moves early on, fewer as the
-/// game goes on, never fewer than 8 (a long game must not run dry), never
-/// more than the cells left.
-pub fn moves_to_go(ply: usize, empty_cells: usize) -> u64 {
-    let expected = 22u64.saturating_sub(ply as u64 / 5).max(8);
-    expected.min(empty_cells.div_ceil(2).max(1) as u64)
+    /// The search limits for a move (see [`Clock::limits`]).
+    pub fn limits(&self, empty_cells: usize, ply: usize, spent: Duration) -> Limits {
+        self.clock()
+            .limits(self.max_depth, self.max_nodes, empty_cells, ply, spent)
+    }
 }
 
 /// Why a position could not be set.
@@ -183,13 +127,17 @@ impl Default for Engine {
 }
 
 impl Engine {
+    /// An engine with the default parameters and the shipped evaluation.
     pub fn new() -> Engine {
-        let options = Options::default();
+        Engine::with(Params::default(), Evaluator::shipped())
+    }
+
+    /// An engine with these search parameters and evaluation.
+    pub fn with(params: Params, eval: Evaluator) -> Engine {
         Engine {
             board: None,
-            // Checked at start-up by the binary: a bad value cannot get here.
-            searcher: Searcher::new(Params::from_env().unwrap_or_default(), 1 << 20),
-            options,
+            searcher: Searcher::with_eval(params, eval, 1 << 20),
+            options: Options::default(),
             blocked: Vec::new(),
         }
     }
@@ -414,7 +362,7 @@ mod tests {
         };
         let l = at(180_000, 4);
         let (soft, hard) = (l.soft_time.unwrap(), l.hard_time.unwrap());
-        assert!(l.adaptive && !l.ample);
+        assert!(l.adaptive);
         assert!(soft >= Duration::from_millis(7_000) && soft <= Duration::from_millis(10_000));
         assert!(
             hard <= Duration::from_millis(30_000) && hard > soft,
@@ -435,7 +383,8 @@ mod tests {
             ..Options::default()
         };
         let l = o.limits(200, 20, Duration::ZERO);
-        assert!(l.ample);
+        // Nothing to save for: the planned time is 90% of the hard limit.
+        assert_eq!(l.soft_time.unwrap(), Duration::from_millis(153));
         assert!(l.hard_time.unwrap() >= Duration::from_millis(150));
         assert!(l.hard_time.unwrap() < Duration::from_millis(200));
     }

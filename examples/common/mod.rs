@@ -3,7 +3,10 @@
 
 use rand::rngs::StdRng;
 use rand::Rng;
-use tengen::movegen::{cell_score, is_banned};
+use tengen::board::rules::is_banned;
+use tengen::eval::Evaluator;
+use tengen::movegen::CellScorer;
+use tengen::search::ordering::Scorer;
 use tengen::search::params::Params;
 use tengen::{Board, Pos};
 
@@ -19,10 +22,12 @@ pub fn semi_random_move(
     loose: usize,
 ) -> Option<Pos> {
     let me = b.side_to_move();
+    let eval = Evaluator::shipped();
+    let scorer = Scorer::new(b, params, eval.policy(b.rule(), me), me);
     let mut cands: Vec<(i32, Pos)> = b
         .candidates()
         .iter()
-        .map(|p| (cell_score(b, params, me, p), p))
+        .map(|p| (scorer.score(b, p), p))
         .collect();
     cands.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     cands.retain(|&(_, p)| !is_banned(b, me, p));

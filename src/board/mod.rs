@@ -9,16 +9,19 @@
 //! are saved on an undo stack, so `unmake` restores them by copy.
 
 mod renju;
+pub mod rules;
+mod values;
 mod zobrist;
 
 use crate::bitboard::Bitboard;
-use crate::eval::pcode::pcode;
-use crate::eval::weights::Weights;
+use crate::pattern::pcode::pcode;
 use crate::pattern::{nibbles, stone_code, Class, Pattern, PatternTable};
 use crate::types::{Color, Pos, Rule, CELLS, MAX_SIZE, MIN_SIZE, STRIDE};
 use arrayvec::ArrayVec;
 use std::fmt;
+use std::sync::Arc;
 
+pub use values::CodeValues;
 pub use zobrist::{zobrist_key, SIDE_KEY};
 
 /// Number of line directions.
@@ -85,6 +88,18 @@ impl fmt::Display for SizeError {
 
 impl std::error::Error for SizeError {}
 
+/// Is `size` a supported board side ([`MIN_SIZE`] to [`MAX_SIZE`])?
+pub fn check_size(size: usize) -> Result<(), SizeError> {
+    if (MIN_SIZE..=MAX_SIZE).contains(&size) {
+        Ok(())
+    } else {
+        Err(SizeError {
+            width: size,
+            height: size,
+        })
+    }
+}
+
 /// What a move changed, to be put back by `unmake`.
 #[derive(Clone, Copy)]
 struct State {
@@ -106,7 +121,8 @@ pub struct Board {
     height: usize,
     rule: Rule,
     table: &'static PatternTable,
-    weights: &'static Weights,
+    /// What `values` sums (see [`CodeValues`]).
+    code_values: Arc<CodeValues>,
     on_board: Bitboard,
     stones: [Bitboard; 2],
     keys: [[u64; LINES]; DIRS],
@@ -115,13 +131,13 @@ pub struct Board {
     pat: [u32; CELLS],
     /// Per colour, per cell: the threat class (`Class as u8`).
     cls: [[u8; CELLS]; 2],
-    /// Per colour, per cell: the dense pattern code ([`crate::eval::pcode`])
+    /// Per colour, per cell: the dense pattern code ([`crate::pattern::pcode`])
     /// of its four patterns; 0 on stones.
     codes: [[u16; CELLS]; 2],
     /// Per colour: how many empty cells have each class.
     counts: [[u16; Class::COUNT]; 2],
-    /// Per colour: the sums over empty cells of the evaluation tables' own
-    /// and opponent values of the cell's pattern code for that colour.
+    /// Per colour: the sums over empty cells of the `own` and `opp` values
+    /// of the cell's pattern code for that colour (see [`CodeValues`]).
     values: [[i32; 2]; 2],
     /// Cells within Chebyshev distance 2 of a stone (stones included).
     area: Bitboard,
@@ -142,7 +158,7 @@ impl Board {
 
     /// An empty `width` x `height` board.
     pub fn new_rect(width: usize, height: usize, rule: Rule) -> Result<Board, SizeError> {
-        if !(MIN_SIZE..=MAX_SIZE).contains(&width) || !(MIN_SIZE..=MAX_SIZE).contains(&height) {
+        if check_size(width).is_err() || check_size(height).is_err() {
             return Err(SizeError { width, height });
         }
         let mut b = Board {
@@ -150,7 +166,7 @@ impl Board {
             height,
             rule,
             table: PatternTable::get(rule),
-            weights: Weights::get(rule),
+            code_values: CodeValues::zero(),
             on_board: Bitboard::board_mask(width, height),
             stones: [Bitboard::EMPTY; 2],
             keys: [[0; LINES]; DIRS],
@@ -228,9 +244,7 @@ impl Board {
     /// `code` for colour `c`.
     #[inline(always)]
     fn cell_values(&self, code: u16, c: Color) -> (i32, i32) {
-        let t = &self.weights.cells[c.index()];
-        let code = code as usize;
-        (t[2 * code], t[2 * code + 1])
+        self.code_values.get(c, code as usize)
     }
 
     /// Moves the value sums of colour `c` from pattern code `old` to `new`.
@@ -390,21 +404,42 @@ impl Board {
             + self.count(c, Class::Flex4)
     }
 
-    /// The sum over empty cells of the evaluation table value of each
-    /// cell's pattern code for `c`: `own` when `c` is to move, else the
-    /// opponent table.
+    /// The sum over empty cells of the [`CodeValues`] of each cell's
+    /// pattern code for `c`: the `own` values when `own`, else `opp`.
     #[inline]
     pub fn value_sum(&self, c: Color, own: bool) -> i32 {
         self.values[c.index()][!own as usize]
     }
 
-    /// The evaluation tables this board sums.
+    /// The values this board sums.
     #[inline]
-    pub fn weights(&self) -> &'static Weights {
-        self.weights
+    pub fn code_values(&self) -> &Arc<CodeValues> {
+        &self.code_values
     }
 
-    /// The dense pattern code ([`crate::eval::pcode`]) of empty cell `p`
+    /// Sums `values` from now on. The position, its moves and the side to
+    /// move stay; the board is played again from empty when the values
+    /// change (the sums saved for `unmake` change with them).
+    pub fn set_code_values(&mut self, values: &Arc<CodeValues>) {
+        if Arc::ptr_eq(&self.code_values, values) {
+            return;
+        }
+        let mut fresh = self.clone();
+        fresh.code_values = values.clone();
+        while fresh.ply() > 0 {
+            fresh.unmake();
+        }
+        fresh.rebuild();
+        for (p, c) in self.moves() {
+            fresh.play_color(p, c);
+        }
+        if fresh.side != self.side {
+            fresh.toggle_side();
+        }
+        *self = fresh;
+    }
+
+    /// The dense pattern code ([`crate::pattern::pcode`]) of empty cell `p`
     /// for `c`: the combination of its four line patterns.
     #[inline]
     pub fn code(&self, c: Color, p: Pos) -> usize {

@@ -1,46 +1,126 @@
 //! Static evaluation from the incremental pattern state.
 //!
 //! Every empty cell holds, for each side, a pattern code: the combination
-//! of its four line patterns ([`pcode`]). The value of a position for the
-//! side to move is the sum over empty cells of a learned table's value of
-//! the cell's code for the side to move, less the sum of the opponent's
-//! codes in a second table, plus a correction for which threat classes
-//! each side holds ([`weights::threat_mask`]). The board keeps the sums as
-//! moves are made, so evaluation is O(1) and never scans the board.
+//! of its four line patterns ([`crate::pattern::pcode`]). The value of a
+//! position for the side to move is the sum over empty cells of a table's
+//! value of the cell's code for the side to move, less the sum of the
+//! opponent's codes in a second table, plus a correction for which threat
+//! classes each side holds ([`weights::threat_mask`]). The board keeps the
+//! sums as moves are made ([`crate::board::CodeValues`]), so evaluation is
+//! O(1) and never scans the board.
+//!
+//! An [`Evaluator`] holds the tables of every rule; the search reaches the
+//! evaluation only through it.
 
-pub mod pcode;
+pub mod policy;
 pub mod weights;
 
 use crate::board::Board;
-use crate::search::params::Params;
-use weights::threat_mask;
+use crate::types::{Color, Rule};
+use policy::POLICY_LEN;
+use std::sync::{Arc, OnceLock};
+use weights::{threat_mask, Weights, WeightsError};
 
 /// Largest magnitude of a static evaluation: far below win scores.
 pub const EVAL_LIMIT: i32 = 20_000;
 
-/// The position's value for the side to move.
-pub fn evaluate(board: &Board, _params: &Params) -> i32 {
+/// The evaluation tables of every rule.
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    by_rule: [Arc<Weights>; Rule::ALL.len()],
+}
+
+impl Evaluator {
+    /// The tables compiled into the engine.
+    pub fn shipped() -> Evaluator {
+        static SHIPPED: OnceLock<Evaluator> = OnceLock::new();
+        SHIPPED
+            .get_or_init(|| Evaluator {
+                by_rule: Rule::ALL.map(|rule| match Weights::shipped(rule) {
+                    Ok(w) => Arc::new(w),
+                    // The shipped files are checked by the tests.
+                    Err(e) => panic!("{e}"),
+                }),
+            })
+            .clone()
+    }
+
+    /// The shipped tables with `w` in place of those of its rule.
+    pub fn with(mut self, w: Weights) -> Evaluator {
+        let i = w.rule.index();
+        self.by_rule[i] = Arc::new(w);
+        self
+    }
+
+    /// The shipped tables, with those of a weights file when one is given.
+    pub fn from_file(path: Option<&std::path::Path>) -> Result<Evaluator, WeightsError> {
+        let e = Evaluator::shipped();
+        Ok(match path {
+            Some(p) => e.with(Weights::from_file(p)?),
+            None => e,
+        })
+    }
+
+    /// The tables of `rule`.
+    #[inline]
+    pub fn weights(&self, rule: Rule) -> &Arc<Weights> {
+        &self.by_rule[rule.index()]
+    }
+
+    /// The position's value for the side to move.
+    #[inline]
+    pub fn evaluate(&self, board: &Board) -> i32 {
+        evaluate(board, self.weights(board.rule()))
+    }
+
+    /// Makes `board` keep the sums of this evaluator's tables, so that
+    /// [`Evaluator::evaluate`] reads them at no cost.
+    pub fn attach(&self, board: &mut Board) {
+        board.set_code_values(&self.weights(board.rule()).cells);
+    }
+
+    /// The learned move-ordering table of `rule` for `me` to move, if the
+    /// weights have one.
+    #[inline]
+    pub fn policy(&self, rule: Rule, me: Color) -> Option<&[i32; POLICY_LEN]> {
+        self.weights(rule).policy.as_ref().map(|t| &*t[me.index()])
+    }
+}
+
+impl Default for Evaluator {
+    fn default() -> Evaluator {
+        Evaluator::shipped()
+    }
+}
+
+/// The position's value for the side to move by the tables `w`: read from
+/// the board's sums when it keeps those of `w` (see [`Evaluator::attach`]),
+/// else cell by cell.
+#[inline]
+pub fn evaluate(board: &Board, w: &Weights) -> i32 {
+    if !Arc::ptr_eq(board.code_values(), &w.cells) {
+        return evaluate_from_scratch(board, w);
+    }
     let me = board.side_to_move();
     let opp = me.opposite();
     let mask = threat_mask(|c, k| board.count(c, k) > 0, me);
-    let threat = board.weights().threat[me.index()][mask];
+    let threat = w.threat[me.index()][mask];
     (board.value_sum(me, true) - board.value_sum(opp, false) + threat)
         .clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
 
 /// The evaluation recomputed cell by cell from the tables (a check of the
 /// incremental sums and of the tuner's features).
-pub fn evaluate_from_scratch(board: &Board) -> i32 {
+pub fn evaluate_from_scratch(board: &Board, w: &Weights) -> i32 {
     let me = board.side_to_move();
     let opp = me.opposite();
-    let w = board.weights();
     let mut v = 0;
     for p in board.cells().iter() {
         if board.stone(p).is_some() {
             continue;
         }
-        v += w.cells[me.index()][2 * pcode::pcode(board.pattern_code(me, p))];
-        v -= w.cells[opp.index()][2 * pcode::pcode(board.pattern_code(opp, p)) + 1];
+        v += w.cells.own(me, board.code(me, p));
+        v -= w.cells.opp(opp, board.code(opp, p));
     }
     let mask = threat_mask(|c, k| board.count(c, k) > 0, me);
     (v + w.threat[me.index()][mask]).clamp(-EVAL_LIMIT, EVAL_LIMIT)
@@ -50,51 +130,67 @@ pub fn evaluate_from_scratch(board: &Board) -> i32 {
 mod tests {
     use super::*;
     use crate::perft::position_from_moves;
-    use crate::types::Rule;
 
     #[test]
     fn symmetric_positions_are_even_and_threats_count() {
-        let params = Params::default();
-        let empty = Board::new(15, Rule::Freestyle).unwrap();
-        assert_eq!(evaluate(&empty, &params), 0);
+        let e = Evaluator::shipped();
+        let mut empty = Board::new(15, Rule::Freestyle).unwrap();
+        e.attach(&mut empty);
+        assert_eq!(e.evaluate(&empty), 0);
         // Black has an open three, white scattered stones: black to move is ahead.
         let b = position_from_moves(15, Rule::Freestyle, "h8a1i8a15j8").unwrap();
-        let white_to_move = evaluate(&b, &params);
+        let white_to_move = e.evaluate(&b);
         assert!(white_to_move < -100, "{white_to_move}");
         // White has the three and black is to move: black is behind.
         let m = position_from_moves(15, Rule::Freestyle, "a1h8a15i8o1j8").unwrap();
-        assert!(evaluate(&m, &params) < -100);
+        assert!(e.evaluate(&m) < -100);
         // Black has the three and is to move: black is ahead, by more than
         // the side not to move would be.
         let own = position_from_moves(15, Rule::Freestyle, "h8a1i8a15j8o1").unwrap();
-        assert!(evaluate(&own, &params) > -white_to_move);
+        assert!(e.evaluate(&own) > -white_to_move);
     }
 
     #[test]
     fn incremental_equals_from_scratch_along_random_games() {
         use rand::{Rng, SeedableRng};
-        let params = Params::default();
+        let e = Evaluator::shipped();
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        for rule in crate::types::Rule::ALL {
+        for rule in Rule::ALL {
+            let w = e.weights(rule);
             for size in [15, 20] {
                 let mut b = Board::new(size, rule).unwrap();
+                e.attach(&mut b);
                 for _ in 0..60 {
                     let cands: Vec<_> = b.candidates().iter().collect();
                     if cands.is_empty() || b.is_won() {
                         break;
                     }
                     b.make(cands[rng.gen_range(0..cands.len())]);
-                    assert_eq!(
-                        evaluate(&b, &params),
-                        evaluate_from_scratch(&b),
-                        "{rule} {b:?}"
-                    );
+                    assert!(Arc::ptr_eq(b.code_values(), &w.cells));
+                    assert_eq!(e.evaluate(&b), evaluate_from_scratch(&b, w), "{rule} {b:?}");
                     if rng.gen_range(0..4) == 0 {
                         b.unmake();
-                        assert_eq!(evaluate(&b, &params), evaluate_from_scratch(&b));
+                        assert_eq!(e.evaluate(&b), evaluate_from_scratch(&b, w));
                     }
                 }
+                b.check_consistency().unwrap();
             }
         }
+    }
+
+    #[test]
+    fn attaching_tables_mid_game_keeps_the_position_and_its_undo() {
+        let e = Evaluator::shipped();
+        let mut b = position_from_moves(15, Rule::Renju, "h8i9h9i8g7j10").unwrap();
+        let before = format!("{b:?}");
+        e.attach(&mut b);
+        assert_eq!(format!("{b:?}"), before);
+        b.check_consistency().unwrap();
+        let w = e.weights(Rule::Renju);
+        assert_eq!(e.evaluate(&b), evaluate_from_scratch(&b, w));
+        b.unmake();
+        b.unmake();
+        assert_eq!(e.evaluate(&b), evaluate_from_scratch(&b, w));
+        b.check_consistency().unwrap();
     }
 }

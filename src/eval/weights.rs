@@ -29,12 +29,14 @@
 //! with another version, another rule, a missing or short table or
 //! a bad number is refused with a message naming the line.
 
-use super::pcode::{class_of, patterns_of, NCODES};
-use crate::movegen::POLICY_LEN;
+use super::policy::POLICY_LEN;
+use crate::board::CodeValues;
+use crate::pattern::pcode::{class_of, patterns_of, NCODES};
 use crate::pattern::{Class, Pattern};
 use crate::types::{Color, Rule};
 use std::fmt;
-use std::sync::OnceLock;
+use std::path::Path;
+use std::sync::Arc;
 
 /// The format version this build writes. It reads this one and version 1
 /// (the same without the optional move-ordering tables).
@@ -48,14 +50,13 @@ pub struct Weights {
     pub rule: Rule,
     /// How the tables were made (free text, one entry a line).
     pub notes: Vec<String>,
-    /// Per colour: own and opponent cell values, interleaved: entry
-    /// `2 * code` is `own[code]`, `2 * code + 1` is `opp[code]`.
-    pub cells: [Box<[i32; 2 * NCODES]>; 2],
+    /// Per colour: own and opponent cell values by pattern code, which the
+    /// board sums as moves are made (see [`CodeValues`]).
+    pub cells: Arc<CodeValues>,
     /// Per colour (the side to move): the threat-mask correction.
     pub threat: [Box<[i32; NMASKS]>; 2],
     /// Per colour to move, the learned move ordering (see
-    /// `crate::learn::policy` and `crate::movegen::POLICY_LEN`). `None`:
-    /// the hand-set ordering of `Params`.
+    /// [`super::policy`]). `None`: the search's hand-set ordering.
     pub policy: Option<[Box<[i32; POLICY_LEN]>; 2]>,
 }
 
@@ -109,35 +110,9 @@ const SHIPPED: [(Rule, &str); 5] = [
     (Rule::CaroExact, include_str!("weights/caro-exact.txt")),
 ];
 
-/// Environment variable naming a weights file that replaces the shipped
-/// tables of its rule (for tuning experiments).
-pub const WEIGHTS_ENV: &str = "TENGEN_WEIGHTS";
-
 impl Weights {
-    /// The tables of `rule`: the shipped file, or the file named by
-    /// `TENGEN_WEIGHTS` when it is for this rule. Every file is checked by
-    /// [`Weights::check_all`] at start-up, so this cannot fail afterwards;
-    /// a file that still fails here stops the program with its message.
-    pub fn get(rule: Rule) -> &'static Weights {
-        static TABLES: [OnceLock<Weights>; Rule::ALL.len()] = [const { OnceLock::new() }; 5];
-        TABLES[rule.index()].get_or_init(|| match Weights::load(rule) {
-            Ok(w) => w,
-            Err(e) => panic!("{e}"),
-        })
-    }
-
-    /// Loads the tables of `rule` (see [`Weights::get`]).
-    pub fn load(rule: Rule) -> Result<Weights, WeightsError> {
-        if let Some(path) = std::env::var_os(WEIGHTS_ENV) {
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                WeightsError(format!("{}: {e}", std::path::Path::new(&path).display()))
-            })?;
-            let w = Weights::parse(&text, None)
-                .map_err(|e| WeightsError(format!("{}: {}", path.to_string_lossy(), e.0)))?;
-            if w.rule == rule {
-                return Ok(w);
-            }
-        }
+    /// The tables compiled in for `rule`.
+    pub fn shipped(rule: Rule) -> Result<Weights, WeightsError> {
         let text = SHIPPED
             .iter()
             .find(|(r, _)| *r == rule)
@@ -147,13 +122,12 @@ impl Weights {
             .map_err(|e| WeightsError(format!("shipped file for {rule}: {}", e.0)))
     }
 
-    /// Checks every rule's tables (and the `TENGEN_WEIGHTS` file): called
-    /// at start-up, so a broken file is a clear error, not silent garbage.
-    pub fn check_all() -> Result<(), WeightsError> {
-        for rule in Rule::ALL {
-            Weights::load(rule)?;
-        }
-        Ok(())
+    /// Reads a weights file (any rule: the file says which).
+    pub fn from_file(path: &Path) -> Result<Weights, WeightsError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| WeightsError(format!("{}: {e}", path.display())))?;
+        Weights::parse(&text, None)
+            .map_err(|e| WeightsError(format!("{}: {}", path.display(), e.0)))
     }
 
     /// The hand-set evaluation of the first version, in table form: a
@@ -187,6 +161,7 @@ impl Weights {
         let mut w = Weights::zero(rule);
         w.notes
             .push("the hand-set evaluation of tengen 0.1 in table form".into());
+        let mut cells = CodeValues::new();
         for color in [Color::Black, Color::White] {
             let renju_black = rule == Rule::Renju && color == Color::Black;
             for code in 0..NCODES {
@@ -206,10 +181,11 @@ impl Weights {
                     own = own * 85 / 100;
                     opp = opp * 85 / 100;
                 }
-                w.cells[color.index()][2 * code] = own;
-                w.cells[color.index()][2 * code + 1] = opp;
+                cells.set_own(color, code, own);
+                cells.set_opp(color, code, opp);
             }
         }
+        w.cells = Arc::new(cells);
         w
     }
 
@@ -218,7 +194,7 @@ impl Weights {
         Weights {
             rule,
             notes: Vec::new(),
-            cells: [Box::new([0; 2 * NCODES]), Box::new([0; 2 * NCODES])],
+            cells: CodeValues::zero(),
             threat: [Box::new([0; NMASKS]), Box::new([0; NMASKS])],
             policy: None,
         }
@@ -257,6 +233,7 @@ impl Weights {
             }
         }
         let mut w = Weights::zero(file_rule);
+        let mut cells = CodeValues::new();
         let mut seen = [[false; 4]; 2];
         let mut policy = [Box::new([0; POLICY_LEN]), Box::new([0; POLICY_LEN])];
         let mut ended = false;
@@ -305,8 +282,8 @@ impl Weights {
                     return Err(err(n, format!("more than {want} values")));
                 }
                 match table {
-                    0 => w.cells[color.index()][2 * i] = v,
-                    1 => w.cells[color.index()][2 * i + 1] = v,
+                    0 => cells.set_own(color, i, v),
+                    1 => cells.set_opp(color, i, v),
                     2 => w.threat[color.index()][i] = v,
                     _ => policy[color.index()][i] = v,
                 }
@@ -325,6 +302,7 @@ impl Weights {
         if seen[0][3] {
             w.policy = Some(policy);
         }
+        w.cells = Arc::new(cells);
         Ok(w)
     }
 
@@ -343,7 +321,8 @@ impl Weights {
             for (table, label) in ["own", "opp"].iter().enumerate() {
                 s.push_str(&format!("{label} {name}"));
                 for code in 0..NCODES {
-                    s.push_str(&format!(" {}", self.cells[color.index()][2 * code + table]));
+                    let (own, opp) = self.cells.get(color, code);
+                    s.push_str(&format!(" {}", if table == 0 { own } else { opp }));
                 }
                 s.push('\n');
             }
@@ -381,9 +360,9 @@ mod tests {
             assert!(!w.notes.is_empty(), "{rule}: the file says how it was made");
             // For the side to move, a cell that makes an open three is
             // worth more than a dead one.
-            let three = crate::eval::pcode::pcode(Pattern::F3 as u16);
-            for c in 0..2 {
-                assert!(w.cells[c][2 * three] > w.cells[c][0], "{rule}");
+            let three = crate::pattern::pcode::pcode(Pattern::F3 as u16);
+            for c in [Color::Black, Color::White] {
+                assert!(w.cells.own(c, three) > w.cells.own(c, 0), "{rule}");
             }
         }
     }
@@ -432,7 +411,7 @@ mod tests {
     fn move_ordering_tables_are_optional_and_checked() {
         // Version 2 carries the learned move ordering; it round-trips.
         let mut w = Weights::handmade(Rule::Freestyle);
-        let mut tables = crate::search::params::Params::default().policy_tables(Rule::Freestyle);
+        let mut tables = [Box::new([3; POLICY_LEN]), Box::new([5; POLICY_LEN])];
         tables[1][POLICY_LEN - 1] = -7;
         w.policy = Some(tables);
         let text = w.to_text();

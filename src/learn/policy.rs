@@ -13,8 +13,9 @@
 //!
 //! Floats are used only here, in fitting: the tables run as integers.
 
+use crate::board::rules::is_banned;
 use crate::board::Board;
-use crate::movegen::{is_banned, policy_features, recent_moves, POLICY_LEN};
+use crate::eval::policy::{policy_features, recent_moves, POLICY_LEN};
 use crate::types::{Pos, Rule};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -283,6 +284,8 @@ pub struct LabelConfig {
     pub threads: usize,
     /// The search's parameters (its root keeps every candidate).
     pub params: crate::search::params::Params,
+    /// The search's evaluation.
+    pub eval: crate::eval::Evaluator,
 }
 
 impl Default for LabelConfig {
@@ -293,6 +296,7 @@ impl Default for LabelConfig {
             nodes: 30_000,
             threads: 2,
             params: crate::search::params::Params::default(),
+            eval: crate::eval::Evaluator::shipped(),
         }
     }
 }
@@ -393,7 +397,7 @@ pub fn label_games(
     std::thread::scope(|s| {
         for _ in 0..cfg.threads.max(1) {
             s.spawn(|| {
-                let mut searcher = Searcher::new(params.clone(), 16 << 20);
+                let mut searcher = Searcher::with_eval(params.clone(), cfg.eval.clone(), 16 << 20);
                 let mut moves = Vec::new();
                 loop {
                     let k = next.fetch_add(1, Ordering::Relaxed);
@@ -410,7 +414,8 @@ pub fn label_games(
                         if board.is_won() || board.is_full() {
                             return None;
                         }
-                        if generate(&mut board, &params, usize::MAX, &[], &mut moves)
+                        let any = |_: &Board, _: Pos| 0;
+                        if generate(&mut board, &any, usize::MAX, &[], &mut moves)
                             != NodeKind::Quiet
                         {
                             return None;
@@ -442,6 +447,7 @@ pub fn label_games(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::ordering::handset_tables;
     use crate::search::params::Params;
 
     fn games() -> Vec<crate::learn::data::GameRecord> {
@@ -500,7 +506,7 @@ mod tests {
         }
         assert!(set.len() > 50, "{}", set.len());
         let rule = Rule::Freestyle;
-        let w0 = flatten(&Params::default().policy_tables(rule), rule);
+        let w0 = flatten(&handset_tables(&Params::default(), rule), rule);
         let cfg = PolicyConfig {
             epochs: 15,
             lr: 5.0,

@@ -9,6 +9,7 @@
 
 use super::data::{write_header, GameRecord};
 use crate::board::Board;
+use crate::eval::Evaluator;
 use crate::search::params::Params;
 use crate::search::{Limits, Searcher};
 use crate::types::{Color, Pos, Rule};
@@ -37,6 +38,9 @@ pub struct SelfplayConfig {
     pub balance_nodes: u64,
     /// Transposition table of each thread, bytes.
     pub hash_bytes: usize,
+    /// The engine's search parameters and evaluation.
+    pub params: Params,
+    pub eval: Evaluator,
 }
 
 impl Default for SelfplayConfig {
@@ -52,7 +56,27 @@ impl Default for SelfplayConfig {
             balance: 150,
             balance_nodes: 10_000,
             hash_bytes: 16 << 20,
+            params: Params::default(),
+            eval: Evaluator::shipped(),
         }
+    }
+}
+
+impl SelfplayConfig {
+    /// Checks the settings: a board of a supported size, at least one
+    /// game, node and thread, and an opening range that fits the board.
+    pub fn check(&self) -> Result<(), String> {
+        crate::board::check_size(self.size).map_err(|e| e.to_string())?;
+        if self.games == 0 || self.nodes == 0 || self.threads == 0 {
+            return Err("games, nodes and threads must be at least 1".into());
+        }
+        let (lo, hi) = self.opening_stones;
+        if lo > hi || hi >= self.size * self.size / 2 {
+            return Err(format!(
+                "opening stones {lo}-{hi}: expected MIN <= MAX, below half the board"
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -140,8 +164,8 @@ pub fn run(
     out: &mut impl Write,
     mut progress: impl FnMut(usize, usize),
 ) -> io::Result<SelfplayStats> {
-    Board::new(cfg.size, cfg.rule)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+    cfg.check()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     write_header(out)?;
     let next = AtomicUsize::new(0);
     let mut stats = SelfplayStats::default();
@@ -152,7 +176,7 @@ pub fn run(
             let next = &next;
             scope.spawn(move || {
                 let mut searcher =
-                    Searcher::new(Params::from_env().unwrap_or_default(), cfg.hash_bytes);
+                    Searcher::with_eval(cfg.params.clone(), cfg.eval.clone(), cfg.hash_bytes);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= cfg.games {

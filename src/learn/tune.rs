@@ -15,15 +15,16 @@
 //! as integers.
 
 use super::data::GameRecord;
-use crate::board::Board;
-use crate::eval::pcode::NCODES;
+use crate::board::{Board, CodeValues};
 use crate::eval::weights::{threat_mask, Weights, NMASKS};
+use crate::pattern::pcode::NCODES;
 use crate::pattern::Class;
 use crate::search::is_decisive;
 use crate::types::{Color, Rule};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
+use std::sync::Arc;
 
 /// How to fit.
 #[derive(Clone, Debug)]
@@ -137,8 +138,8 @@ impl Layout {
         let mut v = vec![0.0; self.len()];
         for c in [Color::Black, Color::White].iter().take(self.slots) {
             for code in 0..NCODES {
-                v[self.own(*c, code)] = w.cells[c.index()][2 * code] as f64;
-                v[self.opp(*c, code)] = w.cells[c.index()][2 * code + 1] as f64;
+                v[self.own(*c, code)] = w.cells.own(*c, code) as f64;
+                v[self.opp(*c, code)] = w.cells.opp(*c, code) as f64;
             }
             for mask in 0..NMASKS {
                 v[self.threat(*c, mask)] = w.threat[c.index()][mask] as f64;
@@ -150,16 +151,18 @@ impl Layout {
     /// Tables from a parameter vector, rounded to integers.
     pub fn unflatten(&self, v: &[f64], rule: Rule) -> Weights {
         let mut w = Weights::zero(rule);
+        let mut cells = CodeValues::new();
         let r = |x: f64| x.round().clamp(-1e6, 1e6) as i32;
         for c in [Color::Black, Color::White] {
             for code in 0..NCODES {
-                w.cells[c.index()][2 * code] = r(v[self.own(c, code)]);
-                w.cells[c.index()][2 * code + 1] = r(v[self.opp(c, code)]);
+                cells.set_own(c, code, r(v[self.own(c, code)]));
+                cells.set_opp(c, code, r(v[self.opp(c, code)]));
             }
             for mask in 0..NMASKS {
                 w.threat[c.index()][mask] = r(v[self.threat(c, mask)]);
             }
         }
+        w.cells = Arc::new(cells);
         w
     }
 }
@@ -366,11 +369,6 @@ pub fn tune(
     let mut weights = layout.unflatten(&w, cfg.rule);
     // The move-ordering tables are not fitted here: they stay as they were.
     weights.policy = start.policy.clone();
-    if layout.slots == 1 {
-        // One shared set: both colours' tables are the same.
-        weights.cells[1] = weights.cells[0].clone();
-        weights.threat[1] = weights.threat[0].clone();
-    }
     TuneResult {
         weights,
         k,
@@ -384,13 +382,13 @@ pub fn tune(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::evaluate;
-    use crate::search::params::Params;
+    use crate::eval::{evaluate, Evaluator};
 
     #[test]
     fn features_reproduce_the_engine_evaluation() {
         for rule in [Rule::Freestyle, Rule::Renju] {
-            let w = Weights::get(rule);
+            let e = Evaluator::shipped();
+            let w = e.weights(rule);
             let layout = Layout::of(rule);
             let flat = layout.flatten(w);
             let board = crate::perft::position_from_moves(15, rule, "h8i9h9i8g7j10k7h10").unwrap();
@@ -400,7 +398,7 @@ mod tests {
                 .iter()
                 .map(|&(i, c)| flat[i as usize] * c as f64)
                 .sum();
-            assert_eq!(v as i32, evaluate(&board, &Params::default()), "{rule}");
+            assert_eq!(v as i32, evaluate(&board, w), "{rule}");
         }
     }
 
@@ -441,13 +439,8 @@ mod tests {
         let (train, validation) = build_datasets(&games, &tc);
         assert!(train.len() > 100 && !validation.is_empty());
         let mut epochs = 0;
-        let r = tune(
-            &Weights::get(Rule::Freestyle).clone(),
-            &train,
-            &validation,
-            &tc,
-            |_| epochs += 1,
-        );
+        let shipped = Weights::shipped(Rule::Freestyle).unwrap();
+        let r = tune(&shipped, &train, &validation, &tc, |_| epochs += 1);
         assert_eq!(epochs, 31);
         assert_eq!(r.k, 300.0);
         assert!(
@@ -457,8 +450,8 @@ mod tests {
             r.last
         );
         // The move-ordering tables of the start are kept.
-        assert!(Weights::get(Rule::Freestyle).policy.is_some());
-        assert!(r.weights.policy == Weights::get(Rule::Freestyle).policy);
+        assert!(shipped.policy.is_some());
+        assert!(r.weights.policy == shipped.policy);
         // What was written reads back, policy included.
         let text = r.weights.to_text();
         let back = Weights::parse(&text, Some(Rule::Freestyle)).unwrap();

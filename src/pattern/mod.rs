@@ -15,8 +15,10 @@
 #[cfg(test)]
 mod reference;
 
-use crate::eval::pcode::{pcode, NCODES};
+pub mod pcode;
+
 use crate::types::{Color, Rule};
+use pcode::{pcode, NCODES};
 use std::sync::OnceLock;
 
 /// The shape a cell makes along one line for one side, weakest first.
@@ -227,7 +229,7 @@ pub struct PatternTable {
     /// the high nibble.
     pub line: Box<[u8]>,
     /// Per colour: the 4 line patterns (4 bits each) -> class (low 4 bits)
-    /// and the dense pattern code ([`crate::eval::pcode`], above them), so
+    /// and the dense pattern code ([`crate::pattern::pcode`], above them), so
     /// one lookup gives both.
     pub combine: [&'static [u16; 1 << 16]; 2],
     /// Per colour: dense pattern code -> class.
@@ -251,7 +253,7 @@ impl PatternTable {
             CODE_CLASS[renju_black as usize].get_or_init(|| {
                 let mut t = Box::new([0u8; NCODES]);
                 for (code, k) in t.iter_mut().enumerate() {
-                    *k = crate::eval::pcode::class_of(code, renju_black) as u8;
+                    *k = crate::pattern::pcode::class_of(code, renju_black) as u8;
                 }
                 t
             })

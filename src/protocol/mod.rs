@@ -25,8 +25,8 @@ enum Input {
     Eof,
 }
 
-/// Runs the protocol until `END` or end of input.
-pub fn run(input: impl BufRead + Send + 'static, output: impl Write) {
+/// Runs the protocol with `engine` until `END` or end of input.
+pub fn run(engine: Engine, input: impl BufRead + Send + 'static, output: impl Write) {
     // Build every rule's pattern tables in the background now, so that a
     // rule arriving just before the first move costs that move nothing.
     thread::spawn(|| {
@@ -34,7 +34,7 @@ pub fn run(input: impl BufRead + Send + 'static, output: impl Write) {
             crate::pattern::PatternTable::get(rule);
         }
     });
-    let mut engine = Engine::new();
+    let mut engine = engine;
     let stop = engine.stop_flag();
     let quit = Arc::new(AtomicBool::new(false));
     let (tx, rx) = channel();

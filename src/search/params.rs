@@ -1,16 +1,35 @@
-//! Every search constant and move-ordering weight, in one place, so they
-//! can be tuned. Integers only: no floats in search decisions. The
-//! evaluation's learned tables live in `crate::eval::weights`.
+//! The search's tunable constants and hand-set move-ordering weights, in
+//! one place. Integers only: no floats in search decisions. Every scalar
+//! has a range a tuner may search ([`Params::TUNABLES`]); the evaluation's
+//! tables live in `crate::eval::weights`.
 
-use crate::eval::pcode::{class_of, patterns_of, NCODES};
-use crate::movegen::POLICY_LEN;
 use crate::pattern::{Class, Pattern};
+
+/// One scalar parameter: its name and the range a tuner may search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tunable {
+    pub name: &'static str,
+    pub min: i64,
+    pub max: i64,
+    /// A sensible step for a tuner's perturbation.
+    pub step: i64,
+}
+
+const fn t(name: &'static str, min: i64, max: i64, step: i64) -> Tunable {
+    Tunable {
+        name,
+        min,
+        max,
+        step,
+    }
+}
 
 /// Move-ordering weights and search constants.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Params {
     /// Move ordering: value of a cell by our class (attack) and the
-    /// opponent's class (defence) there.
+    /// opponent's class (defence) there (rules without learned ordering
+    /// tables; see `crate::search::ordering`).
     pub attack: [i32; 16],
     pub defence: [i32; 16],
     /// Move ordering: value of a cell by the line patterns through it.
@@ -22,89 +41,28 @@ pub struct Params {
     pub root_width: usize,
     /// Aspiration window half-width around the last iteration's score.
     pub aspiration: i32,
-    /// Late-move reductions: from this depth, from this move index.
+    /// Late-move reductions: one ply from this depth, from this move index
+    /// (two from twice the index).
     pub lmr_depth: i32,
     pub lmr_index: usize,
-    /// Late-move reductions from a table instead: a move's reduction is
-    /// `ln(depth) * ln(move number) * lmr_scale / 100` plies, one less on a
-    /// PV node and one less for a move that makes or stops a three or a
-    /// four (0: the fixed steps above).
-    pub lmr_scale: i32,
     /// Razoring: at a non-PV node of depth at most `razor_depth` whose
     /// quiet static value is below alpha by `razor_margin` a ply, the
     /// horizon's answer (threat search, then the static value) is trusted.
     pub razor_depth: i32,
     pub razor_margin: i32,
-    /// Plies past the horizon searched while the opponent threatens a VCF.
-    pub threat_extension: i32,
-    /// Subtracted from the static value at the horizon when the opponent
-    /// has a VCF (0: no check).
-    pub vcf_threat_penalty: i32,
     /// Score a four-three against an opponent without fours as a win
     /// without searching it.
     pub static_four_three: bool,
-    /// Score a double open three against an opponent without fours as a
-    /// win without searching it.
-    pub static_three_three: bool,
-    /// Against an opponent's four-three point, search only the cells that
-    /// take it away and our own fours.
-    pub defend_four_three: bool,
-    /// A quiet node keeps every four of ours beside its best `width`
-    /// moves: a four that starts a VCF is a win the ordering may rank low.
-    /// Off: it measured -3.5 +/- 45.7 Elo in 200 games (docs/strength.md);
-    /// `refute_wins` catches the false wins the cut causes at the root.
-    pub quiet_fours: bool,
     /// Reverse futility pruning: at a non-PV node of depth at most
     /// `rfp_depth` with no opponent threat, return the static value when
     /// it beats beta by `rfp_margin` a ply.
     pub rfp_depth: i32,
     pub rfp_margin: i32,
-    /// Late-move pruning: at a non-PV quiet node of depth at most
-    /// `lmp_depth`, once a move that does not lose is found, moves from
-    /// index `(3 + depth * depth) / 2` on are skipped unless they make a
-    /// three or a four.
-    pub lmp_depth: i32,
     /// Move-count pruning at every depth: at a non-PV quiet node, once a
     /// move that does not lose is found, moves from index
     /// `(3 + depth^1.32) * mcp_scale / 200` on are skipped unless they make
     /// a three or a four (0: off).
     pub mcp_scale: i32,
-    /// Move-count pruning keeps twice the moves where the side to move's
-    /// static value is above its value two plies before.
-    pub mcp_improving: bool,
-    /// History: at a cut, the moves searched before the cutting move lose
-    /// what it gains (0: they keep their score).
-    pub history_malus: bool,
-    /// After a move raises alpha at a node of depth 3 to 11 below the root
-    /// (its score not decisive), the remaining moves are searched one ply
-    /// shallower (Rapfi's "after raising alpha").
-    pub alpha_reduce: bool,
-    /// At an expected cut node (a null-window node whose parent expects it
-    /// to fail high), late quiet moves from index `cut_reduce_index` on are
-    /// reduced one ply more (0: off).
-    pub cut_reduce_index: usize,
-    /// Likely fail high: at an expected cut node whose quiet static value
-    /// is at least `beta - lfh_base + lfh_margin * depth`, moves that make
-    /// no four are searched one ply shallower (`lfh_margin` 0: off).
-    pub lfh_base: i32,
-    pub lfh_margin: i32,
-    /// Internal iterative reduction: a PV or expected cut node of at least
-    /// this depth without a table move is searched a ply shallower (its
-    /// move order is a guess; the next iteration has the move). 0: off.
-    pub iir_depth: i32,
-    /// Singular extension: at a node of at least `se_depth` whose table
-    /// move has a lower bound from nearly as deep, the other moves are
-    /// searched at half depth against the table score less `se_margin` a
-    /// ply; when all fail low the table move is searched a ply deeper.
-    /// When even that bound beats beta, the node is cut (multi-cut); when
-    /// only the table score does, the table move is searched a ply
-    /// shallower. 0: off.
-    pub se_depth: i32,
-    pub se_margin: i32,
-    /// With time to spare on the game clock (or none), start iterations
-    /// until this percent of the move's hard limit instead of stopping
-    /// early when the best move is settled (0: always the adaptive rule).
-    pub ample_pct: u32,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
     /// Threat search: most attacker moves in one VCF line.
@@ -147,29 +105,12 @@ impl Default for Params {
             aspiration: 60,
             lmr_depth: 3,
             lmr_index: 4,
-            lmr_scale: 0,
             razor_depth: 2,
             razor_margin: 60,
-            threat_extension: 0,
-            vcf_threat_penalty: 0,
             static_four_three: true,
-            static_three_three: false,
-            defend_four_three: false,
-            quiet_fours: false,
             rfp_depth: 4,
             rfp_margin: 80,
-            lmp_depth: 0,
             mcp_scale: 100,
-            mcp_improving: false,
-            history_malus: false,
-            alpha_reduce: false,
-            cut_reduce_index: 0,
-            lfh_base: 45,
-            lfh_margin: 0,
-            iir_depth: 0,
-            se_depth: 0,
-            se_margin: 10,
-            ample_pct: 0,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2000,
@@ -223,82 +164,104 @@ impl Default for Params {
 }
 
 /// Environment variable with parameter overrides, `name=value,...`, read
-/// by the engine at start-up (for A/B matches and tuning).
+/// once by the command line (for A/B matches and tuning).
 pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 
 impl Params {
-    /// The hand-set move ordering in table form, per colour to move (see
-    /// `crate::movegen::POLICY_LEN`): entry `2 * code` scores what a cell
-    /// of that pattern code makes for the side to move, `2 * code + 1`
-    /// what a cell of that code for the opponent takes from it; the other
-    /// entries are 0.
-    pub fn policy_tables(&self, rule: crate::types::Rule) -> [Box<[i32; POLICY_LEN]>; 2] {
-        let mut out = [Box::new([0; POLICY_LEN]), Box::new([0; POLICY_LEN])];
-        for (me, t) in out.iter_mut().enumerate() {
-            // Renju black's classes (forbidden cells) differ.
-            let renju_black = |c: usize| rule == crate::types::Rule::Renju && c == 0;
-            for code in 0..NCODES {
-                let pats = patterns_of(code);
-                let own = self.attack[class_of(code, renju_black(me)) as usize]
-                    + pats
-                        .iter()
-                        .map(|&p| self.pat_attack[p as usize])
-                        .sum::<i32>();
-                let opp = self.defence[class_of(code, renju_black(1 - me)) as usize]
-                    + pats
-                        .iter()
-                        .map(|&p| self.pat_defence[p as usize])
-                        .sum::<i32>();
-                t[2 * code] = own;
-                t[2 * code + 1] = opp;
-            }
-        }
-        out
+    /// Every scalar parameter with the range a tuner may search (switches
+    /// are 0 or 1).
+    pub const TUNABLES: [Tunable; 22] = [
+        t("width", 1, 64, 1),
+        t("root_width", 1, 64, 1),
+        t("aspiration", 1, 1000, 10),
+        t("lmr_depth", 1, 64, 1),
+        t("lmr_index", 1, 64, 1),
+        t("razor_depth", 0, 16, 1),
+        t("razor_margin", 0, 1000, 10),
+        t("static_four_three", 0, 1, 1),
+        t("rfp_depth", 0, 64, 1),
+        t("rfp_margin", 0, 1000, 10),
+        t("mcp_scale", 0, 1000, 10),
+        t("tt", 0, 1, 1),
+        t("vcf_depth", 0, 64, 2),
+        t("vcf_nodes", 0, 1_000_000, 200),
+        t("vcf_local", 0, 1, 1),
+        t("forced_free", 0, 64, 1),
+        t("solve_share", 0, 100, 2),
+        t("refute_share", 0, 100, 2),
+        t("refute_tries", 0, 16, 1),
+        t("refute_wins", 0, 1, 1),
+        t("solve_threats", 0, 64, 1),
+        t("solve_nodes", 0, 100_000_000, 10_000),
+    ];
+
+    /// The value of one scalar parameter by name.
+    pub fn get(&self, name: &str) -> Option<i64> {
+        Some(match name {
+            "width" => self.width as i64,
+            "root_width" => self.root_width as i64,
+            "aspiration" => self.aspiration as i64,
+            "lmr_depth" => self.lmr_depth as i64,
+            "lmr_index" => self.lmr_index as i64,
+            "razor_depth" => self.razor_depth as i64,
+            "razor_margin" => self.razor_margin as i64,
+            "static_four_three" => self.static_four_three as i64,
+            "rfp_depth" => self.rfp_depth as i64,
+            "rfp_margin" => self.rfp_margin as i64,
+            "mcp_scale" => self.mcp_scale as i64,
+            "tt" => self.tt as i64,
+            "vcf_depth" => self.vcf_depth as i64,
+            "vcf_nodes" => self.vcf_nodes as i64,
+            "vcf_local" => self.vcf_local as i64,
+            "forced_free" => self.forced_free as i64,
+            "solve_share" => self.solve_share as i64,
+            "refute_share" => self.refute_share as i64,
+            "refute_tries" => self.refute_tries as i64,
+            "refute_wins" => self.refute_wins as i64,
+            "solve_threats" => self.solve_threats as i64,
+            "solve_nodes" => self.solve_nodes as i64,
+            _ => return None,
+        })
     }
 
-    /// Sets one search parameter by name.
+    /// Sets one scalar parameter by name, within its range.
     pub fn set(&mut self, name: &str, value: i64) -> Result<(), String> {
-        let n = |v: i64| usize::try_from(v).map_err(|_| format!("{name}={v} must be >= 0"));
+        let range = Params::TUNABLES
+            .iter()
+            .find(|t| t.name == name)
+            .ok_or_else(|| format!("unknown search parameter '{name}'"))?;
+        if !(range.min..=range.max).contains(&value) {
+            return Err(format!(
+                "{name}={value} is out of range ({} to {})",
+                range.min, range.max
+            ));
+        }
+        // In range, so every conversion below is exact.
+        let (v, n, b) = (value as i32, value as usize, value != 0);
         match name {
-            "width" => self.width = n(value)?.max(1),
-            "root_width" => self.root_width = n(value)?.max(1),
-            "aspiration" => self.aspiration = value.max(1) as i32,
-            "lmr_depth" => self.lmr_depth = value as i32,
-            "lmr_index" => self.lmr_index = n(value)?,
-            "lmr_scale" => self.lmr_scale = value as i32,
-            "razor_depth" => self.razor_depth = value as i32,
-            "razor_margin" => self.razor_margin = value as i32,
-            "threat_extension" => self.threat_extension = value as i32,
-            "vcf_threat_penalty" => self.vcf_threat_penalty = value as i32,
-            "static_four_three" => self.static_four_three = value != 0,
-            "static_three_three" => self.static_three_three = value != 0,
-            "defend_four_three" => self.defend_four_three = value != 0,
-            "quiet_fours" => self.quiet_fours = value != 0,
-            "rfp_depth" => self.rfp_depth = value as i32,
-            "rfp_margin" => self.rfp_margin = value as i32,
-            "lmp_depth" => self.lmp_depth = value as i32,
-            "mcp_scale" => self.mcp_scale = value as i32,
-            "mcp_improving" => self.mcp_improving = value != 0,
-            "history_malus" => self.history_malus = value != 0,
-            "alpha_reduce" => self.alpha_reduce = value != 0,
-            "cut_reduce_index" => self.cut_reduce_index = n(value)?,
-            "lfh_base" => self.lfh_base = value as i32,
-            "lfh_margin" => self.lfh_margin = value as i32,
-            "iir_depth" => self.iir_depth = value as i32,
-            "se_depth" => self.se_depth = value as i32,
-            "se_margin" => self.se_margin = value as i32,
-            "ample_pct" => self.ample_pct = n(value)?.min(100) as u32,
-            "vcf_depth" => self.vcf_depth = n(value)? as u32,
-            "vcf_nodes" => self.vcf_nodes = n(value)? as u64,
-            "vcf_local" => self.vcf_local = value != 0,
-            "forced_free" => self.forced_free = n(value)?,
-            "solve_share" => self.solve_share = n(value)?.min(100) as u32,
-            "refute_share" => self.refute_share = n(value)?.min(100) as u32,
-            "refute_tries" => self.refute_tries = n(value)? as u32,
-            "refute_wins" => self.refute_wins = value != 0,
-            "solve_threats" => self.solve_threats = n(value)? as u32,
-            "solve_nodes" => self.solve_nodes = n(value)? as u64,
-            _ => return Err(format!("unknown search parameter '{name}'")),
+            "width" => self.width = n,
+            "root_width" => self.root_width = n,
+            "aspiration" => self.aspiration = v,
+            "lmr_depth" => self.lmr_depth = v,
+            "lmr_index" => self.lmr_index = n,
+            "razor_depth" => self.razor_depth = v,
+            "razor_margin" => self.razor_margin = v,
+            "static_four_three" => self.static_four_three = b,
+            "rfp_depth" => self.rfp_depth = v,
+            "rfp_margin" => self.rfp_margin = v,
+            "mcp_scale" => self.mcp_scale = v,
+            "tt" => self.tt = b,
+            "vcf_depth" => self.vcf_depth = v as u32,
+            "vcf_nodes" => self.vcf_nodes = value as u64,
+            "vcf_local" => self.vcf_local = b,
+            "forced_free" => self.forced_free = n,
+            "solve_share" => self.solve_share = v as u32,
+            "refute_share" => self.refute_share = v as u32,
+            "refute_tries" => self.refute_tries = v as u32,
+            "refute_wins" => self.refute_wins = b,
+            "solve_threats" => self.solve_threats = v as u32,
+            "solve_nodes" => self.solve_nodes = value as u64,
+            _ => unreachable!("every tunable has a field"),
         }
         Ok(())
     }
@@ -318,14 +281,6 @@ impl Params {
         }
         Ok(p)
     }
-
-    /// The defaults, with the overrides of `TENGEN_PARAMS` if it is set.
-    pub fn from_env() -> Result<Params, String> {
-        match std::env::var(PARAMS_ENV) {
-            Ok(spec) => Params::with_overrides(&spec).map_err(|e| format!("{PARAMS_ENV}: {e}")),
-            Err(_) => Ok(Params::default()),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -334,11 +289,32 @@ mod tests {
 
     #[test]
     fn overrides_are_parsed_and_checked() {
-        let p = Params::with_overrides("rfp_depth=3, defend_four_three=1,width=6").unwrap();
-        assert_eq!((p.rfp_depth, p.defend_four_three, p.width), (3, true, 6));
+        let p = Params::with_overrides("rfp_depth=3, vcf_local=0,width=6").unwrap();
+        assert_eq!((p.rfp_depth, p.vcf_local, p.width), (3, false, 6));
         assert_eq!(Params::with_overrides("").unwrap(), Params::default());
         assert!(Params::with_overrides("nope=1").is_err());
         assert!(Params::with_overrides("width").is_err());
         assert!(Params::with_overrides("width=-2").is_err());
+        let e = Params::with_overrides("width=0").unwrap_err();
+        assert!(e.contains("out of range (1 to 64)"), "{e}");
+        // A retired experiment is no parameter.
+        assert!(Params::with_overrides("lmr_scale=150").is_err());
+    }
+
+    #[test]
+    fn every_tunable_reads_back_what_was_set_and_holds_its_default() {
+        let d = Params::default();
+        for t in Params::TUNABLES {
+            let v = d.get(t.name).unwrap();
+            assert!((t.min..=t.max).contains(&v), "{}: default {v}", t.name);
+            assert!(t.step > 0 && t.step <= t.max - t.min, "{}", t.name);
+            for x in [t.min, t.max, (t.min + t.max) / 2] {
+                let mut p = d.clone();
+                p.set(t.name, x).unwrap();
+                assert_eq!(p.get(t.name), Some(x), "{}", t.name);
+            }
+            assert!(d.clone().set(t.name, t.max + 1).is_err());
+        }
+        assert_eq!(d.get("attack"), None);
     }
 }

@@ -1,4 +1,7 @@
 use super::*;
+use crate::board::rules::is_banned;
+use crate::movegen::NodeKind;
+use crate::pattern::Class;
 use crate::perft::position_from_moves;
 use crate::types::{Color, Rule};
 use rand::rngs::StdRng;
@@ -51,12 +54,11 @@ impl SearchNode for Tree {
         None
     }
 
-    fn horizon(&mut self, _s: &mut Searcher, _ply: usize, _depth: i32) -> Option<i32> {
-        let params = Params::default();
-        Some(self.evaluate(&params))
+    fn horizon(&mut self, s: &mut Searcher, _ply: usize) -> Option<i32> {
+        Some(self.evaluate(&s.eval))
     }
 
-    fn evaluate(&mut self, _params: &Params) -> i32 {
+    fn evaluate(&mut self, _eval: &Evaluator) -> i32 {
         assert_eq!(self.path.len(), self.depth);
         let i = self.index();
         self.evaluated.push(i);
@@ -68,7 +70,7 @@ impl SearchNode for Tree {
         }
     }
 
-    fn quiet_eval(&mut self, _params: &Params) -> Option<i32> {
+    fn quiet_eval(&mut self, _eval: &Evaluator) -> Option<i32> {
         None
     }
 
@@ -76,13 +78,10 @@ impl SearchNode for Tree {
         false
     }
 
-    fn blocks_threat(&self, _m: Pos) -> bool {
-        false
-    }
-
     fn generate(
         &mut self,
         _params: &Params,
+        _eval: &Evaluator,
         _width: usize,
         _excluded: &[Pos],
         out: &mut Vec<ScoredMove>,
@@ -143,7 +142,7 @@ fn minimax<N: SearchNode>(
         return v;
     }
     if depth <= 0 {
-        if let Some(v) = n.horizon(s, ply, depth) {
+        if let Some(v) = n.horizon(s, ply) {
             return v;
         }
     }
@@ -153,7 +152,8 @@ fn minimax<N: SearchNode>(
         s.params.width
     };
     let mut moves = Vec::new();
-    let kind = n.generate(&params, width, &[], &mut moves);
+    let eval = s.eval.clone();
+    let kind = n.generate(&params, &eval, width, &[], &mut moves);
     if moves.is_empty() {
         return -(WIN - (ply as i32 + 2));
     }
@@ -185,7 +185,7 @@ fn random_position(rng: &mut StdRng, rule: Rule, size: usize, plies: usize) -> B
             let cands: Vec<Pos> = b.candidates().iter().collect();
             let legal: Vec<Pos> = cands
                 .into_iter()
-                .filter(|&p| !crate::movegen::is_banned(&mut b, me, p))
+                .filter(|&p| !is_banned(&mut b, me, p))
                 .collect();
             if legal.is_empty() {
                 ok = false;
@@ -219,31 +219,14 @@ fn move_count_limit_follows_depth_to_the_1_32() {
 }
 
 #[test]
-fn lmr_table_grows_with_depth_and_move_number() {
-    assert_eq!(lmr_table(1, 10, 100), 0);
-    assert_eq!(lmr_table(10, 1, 100), 0);
-    // ln 4 * ln 4 = 1.92; ln 8 * ln 8 = 4.32.
-    assert_eq!(lmr_table(4, 4, 100), 1);
-    assert_eq!(lmr_table(8, 8, 100), 4);
-    for d in 1..40 {
-        for n in 1..40 {
-            assert!(lmr_table(d + 1, n, 100) >= lmr_table(d, n, 100));
-            assert!(lmr_table(d, n + 1, 100) >= lmr_table(d, n, 100));
-        }
-    }
-}
-
-#[test]
 fn alpha_beta_equals_minimax_on_random_positions() {
     let mut rng = StdRng::seed_from_u64(99);
     // Exact search: no reduction or forward pruning.
     let params = Params {
         tt: false,
         lmr_depth: i32::MAX,
-        lmr_scale: 0,
         razor_depth: 0,
         rfp_depth: 0,
-        lmp_depth: 0,
         mcp_scale: 0,
         width: 5,
         root_width: 6,
@@ -411,27 +394,17 @@ fn node_limited_search_is_deterministic() {
 }
 
 #[test]
-fn horizon_sees_the_opponents_vcf() {
-    // Black has the four-three h5; give white the move.
+fn horizon_gives_the_static_value_or_our_vcf() {
+    // Black has the four-three h5; with white to move the horizon gives
+    // white's static value (black's threat is the search's to see).
     let mut b = position_from_moves(15, Rule::Freestyle, "e5d5f5a1g5a15h7o15h8o1").unwrap();
+    let mut s = Searcher::new(Params::default(), 1 << 16);
     b.toggle_side();
-    let base = crate::eval::evaluate(&b, &Params::default());
-    let mut plain = Searcher::new(Params::default(), 1 << 16);
-    assert_eq!(SearchNode::horizon(&mut b, &mut plain, 0, 0), Some(base));
-    let careful = Params {
-        vcf_threat_penalty: 500,
-        ..Params::default()
-    };
-    let mut s = Searcher::new(careful, 1 << 16);
-    assert_eq!(SearchNode::horizon(&mut b, &mut s, 0, 0), Some(base - 500));
-    let extending = Params {
-        threat_extension: 2,
-        ..Params::default()
-    };
-    let mut s = Searcher::new(extending, 1 << 16);
-    assert_eq!(SearchNode::horizon(&mut b, &mut s, 0, 0), None);
-    assert_eq!(SearchNode::horizon(&mut b, &mut s, 0, -2), Some(base));
+    let base = s.eval.evaluate(&b);
+    assert_eq!(SearchNode::horizon(&mut b, &mut s, 0), Some(base));
+    // Black to move wins by the VCF: five plies from here.
     b.toggle_side();
+    assert_eq!(SearchNode::horizon(&mut b, &mut s, 2), Some(WIN - 7));
     b.check_consistency().unwrap();
 }
 
@@ -451,28 +424,6 @@ fn four_three_against_no_four_is_a_static_win() {
 }
 
 #[test]
-fn double_three_against_no_four_is_a_static_win_where_switched_on() {
-    // Black to move: h8 makes two open threes (f8 g8, h6 h7); white has
-    // only corner stones.
-    let moves = "f8a1g8a15h6o1h7o15";
-    let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
-    let on = Params {
-        static_three_three: true,
-        ..Params::default()
-    };
-    assert_eq!(b.decided(&on, 1, &[]), Some((WIN - 6, None)));
-    assert_eq!(b.decided(&Params::default(), 1, &[]), None);
-    // Renju black may not make a double three; caro needs open fives.
-    for rule in [Rule::Renju, Rule::Caro] {
-        let mut r = position_from_moves(15, rule, moves).unwrap();
-        assert_eq!(r.decided(&on, 1, &[]), None, "{rule}");
-    }
-    // White with a four to answer with: no static win.
-    let mut f = position_from_moves(15, Rule::Freestyle, "f8a1g8a2h6a3h7o15").unwrap();
-    assert_eq!(f.decided(&on, 1, &[]), None);
-}
-
-#[test]
 fn the_vcf_cache_changes_no_answer() {
     // Positions from random games near the centre where the side to move
     // has a four to play: the VCF found (or not) is the same line with the
@@ -489,7 +440,7 @@ fn the_vcf_cache_changes_no_answer() {
                     .candidates()
                     .iter()
                     .filter(|&p| p.x().abs_diff(7) <= 4 && p.y().abs_diff(7) <= 4)
-                    .filter(|&p| !crate::movegen::is_banned(&mut b, me, p))
+                    .filter(|&p| !is_banned(&mut b, me, p))
                     .collect();
                 if cands.is_empty() || b.is_won() {
                     break;
@@ -535,29 +486,6 @@ fn the_vcf_cache_changes_no_answer() {
         with_nodes < without_nodes,
         "{with_nodes} >= {without_nodes}"
     );
-}
-
-#[test]
-fn the_move_list_cache_keeps_a_list_for_one_search() {
-    // White's open three g8 h8 i8: black's list is forced.
-    let mut b = position_from_moves(15, Rule::Freestyle, "a1h8a15g8o1i8").unwrap();
-    let mut moves = Vec::new();
-    let kind = crate::movegen::generate(&mut b, &Params::default(), 8, &[], &mut moves);
-    assert_eq!(kind, NodeKind::Forced);
-    let mut cache = GenCache::new();
-    cache.new_search();
-    let mut out = Vec::new();
-    assert!(!cache.get(b.hash(), &mut out));
-    cache.put(b.hash(), &moves);
-    assert!(cache.get(b.hash(), &mut out));
-    assert_eq!(out, moves);
-    assert!(!cache.get(b.hash() ^ 1, &mut out));
-    // A new search forgets it; a list too long is not kept.
-    cache.new_search();
-    assert!(!cache.get(b.hash(), &mut out));
-    let long = vec![moves[0]; 40];
-    cache.put(b.hash(), &long);
-    assert!(!cache.get(b.hash(), &mut out));
 }
 
 /// From a lost game: at depth 11 the tree scores e14 as a win because a

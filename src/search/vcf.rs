@@ -8,8 +8,8 @@
 //! attacker wins there.
 
 use super::Searcher;
+use crate::board::rules::{find_class, is_banned, stop_fives};
 use crate::board::{Board, DIRS};
-use crate::movegen::{find_class, is_banned};
 use crate::pattern::Class;
 use crate::types::{Color, Pos, Rule};
 use arrayvec::ArrayVec;
@@ -249,7 +249,7 @@ impl Searcher {
             // Under caro a stone past the five cell also stops the four:
             // a four with more than one answer does not force.
             1 if matches!(board.rule(), Rule::Caro | Rule::CaroExact)
-                && crate::solver::stop_fives(board).len() > 1 =>
+                && stop_fives(board).len() > 1 =>
             {
                 None
             }

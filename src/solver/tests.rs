@@ -1,6 +1,10 @@
 use super::*;
+use crate::board::rules::is_banned;
+use crate::pattern::Class;
 use crate::perft::position_from_moves;
 use crate::types::parse_pos_list;
+use crate::types::Rule;
+use moves::expand_defence_with;
 
 fn limits(mode: Mode, threats: u32) -> SolveLimits {
     SolveLimits {

@@ -4,6 +4,7 @@
 pub mod process;
 pub mod records;
 pub mod referee;
+pub mod report;
 pub mod results;
 pub mod runner;
 pub mod setup;

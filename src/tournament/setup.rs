@@ -116,6 +116,53 @@ pub fn book_lines(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The openings of a book file that fit a board.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Book {
+    /// In file order.
+    pub openings: Vec<String>,
+    /// Lines that do not fit, and the first one's reason.
+    pub skipped: Option<(usize, String)>,
+}
+
+/// The openings of a book file that fit a `size` board. A book with none
+/// that fit is an error.
+pub fn load_book(path: &std::path::Path, size: usize) -> Result<Book, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let (fit, skipped): (Vec<String>, Vec<String>) = book_lines(&text)
+        .into_iter()
+        .partition(|l| parse_opening(l, size).is_ok());
+    if fit.is_empty() {
+        return Err(format!(
+            "{} holds no opening for a {size}x{size} board",
+            path.display()
+        ));
+    }
+    let why = skipped.first().map(|first| {
+        (
+            skipped.len(),
+            parse_opening(first, size).err().unwrap_or_default(),
+        )
+    });
+    Ok(Book {
+        openings: fit,
+        skipped: why,
+    })
+}
+
+/// A shard `K/N` (1 <= K <= N): part K of N of a match's game list.
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("--shard {s}: expected K/N with 1 <= K <= N");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let k: usize = k.trim().parse().map_err(|_| bad())?;
+    let n: usize = n.trim().parse().map_err(|_| bad())?;
+    if k == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
 /// One of the 8 symmetries of a square board (0 = identity).
 pub fn transform(p: Pos, k: usize, size: usize) -> Pos {
     let (x, y) = (p.x(), p.y());

@@ -6,7 +6,7 @@
 //! evaluation tables are indexed by that code, so they distinguish every
 //! combination of shapes a cell can hold (not only its threat class).
 
-use crate::pattern::{combine, Class, Pattern};
+use super::{combine, Class, Pattern};
 use std::sync::OnceLock;
 
 /// Number of pattern codes.

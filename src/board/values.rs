@@ -1,0 +1,66 @@
+//! Integers the board sums over its empty cells by pattern code.
+//!
+//! Per colour and pattern code, two values: one counted while that colour
+//! is to move (`own`), one while the other side is (`opp`). The board keeps
+//! the four sums up to date as moves are made and undone, touching only the
+//! cells whose codes changed, so a linear evaluation over the codes costs
+//! nothing to read. The board gives the numbers no meaning: the evaluation
+//! supplies them (`crate::eval::Weights`) and reads the sums back.
+
+use crate::pattern::pcode::NCODES;
+use crate::types::Color;
+use std::sync::{Arc, OnceLock};
+
+/// Per colour, `own` and `opp` values for every pattern code.
+#[derive(Clone, PartialEq, Eq)]
+pub struct CodeValues {
+    /// Interleaved: entry `2 * code` is `own[code]`, `2 * code + 1`
+    /// `opp[code]`.
+    tables: [Box<[i32; 2 * NCODES]>; 2],
+}
+
+impl CodeValues {
+    /// All zero.
+    pub fn new() -> CodeValues {
+        CodeValues {
+            tables: [Box::new([0; 2 * NCODES]), Box::new([0; 2 * NCODES])],
+        }
+    }
+
+    /// The shared all-zero tables boards start with.
+    pub fn zero() -> Arc<CodeValues> {
+        static ZERO: OnceLock<Arc<CodeValues>> = OnceLock::new();
+        ZERO.get_or_init(|| Arc::new(CodeValues::new())).clone()
+    }
+
+    /// The `own` and `opp` values of pattern code `code` for colour `c`.
+    #[inline(always)]
+    pub fn get(&self, c: Color, code: usize) -> (i32, i32) {
+        let t = &self.tables[c.index()];
+        (t[2 * code], t[2 * code + 1])
+    }
+
+    #[inline]
+    pub fn own(&self, c: Color, code: usize) -> i32 {
+        self.tables[c.index()][2 * code]
+    }
+
+    #[inline]
+    pub fn opp(&self, c: Color, code: usize) -> i32 {
+        self.tables[c.index()][2 * code + 1]
+    }
+
+    pub fn set_own(&mut self, c: Color, code: usize, v: i32) {
+        self.tables[c.index()][2 * code] = v;
+    }
+
+    pub fn set_opp(&mut self, c: Color, code: usize, v: i32) {
+        self.tables[c.index()][2 * code + 1] = v;
+    }
+}
+
+impl Default for CodeValues {
+    fn default() -> CodeValues {
+        CodeValues::new()
+    }
+}

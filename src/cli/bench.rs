@@ -1,0 +1,70 @@
+//! `bench` (the search's speed and node signature) and `perft` (the board's
+//! move counts and speed).
+
+use super::{fail, position, PositionArgs};
+use clap::Args;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use tengen::bench::{self, BenchLimit};
+use tengen::perft::perft;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Depth of every search.
+    #[arg(long)]
+    depth: Option<i32>,
+    /// Search each position this many milliseconds instead, and report
+    /// the depth reached.
+    #[arg(long, conflicts_with = "depth")]
+    movetime: Option<u64>,
+}
+
+#[derive(Args)]
+pub struct PerftArgs {
+    /// Number of moves to look ahead.
+    #[arg(long, short)]
+    depth: u32,
+    /// The position counted from (moves played before counting).
+    #[command(flatten)]
+    at: PositionArgs,
+}
+
+pub fn run_bench(a: BenchArgs) -> ExitCode {
+    let (depth, movetime) = (a.depth, a.movetime);
+    let limit = match (depth, movetime) {
+        (_, Some(ms)) if ms > 0 => BenchLimit::MoveTime(Duration::from_millis(ms)),
+        (Some(d), _) if (1..=60).contains(&d) => BenchLimit::Depth(d),
+        (None, None) => BenchLimit::Depth(bench::DEFAULT_DEPTH),
+        _ => return fail("--depth must be 1 to 60 and --movetime above 0"),
+    };
+    let stdout = std::io::stdout();
+    match bench::run(bench::POSITIONS, limit, &mut stdout.lock()) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+pub fn run_perft(a: PerftArgs) -> ExitCode {
+    let mut board = match position(a.at.size, &a.at.rule, &a.at.moves) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    for d in 1..=a.depth {
+        let start = Instant::now();
+        let count = perft(&mut board, d);
+        let secs = start.elapsed().as_secs_f64();
+        let rate = if secs > 0.0 {
+            (count.moves as f64 / secs) as u64
+        } else {
+            0
+        };
+        println!(
+            "perft {d}: {} leaves, {} moves, {rate} moves/s",
+            count.leaves, count.moves
+        );
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,398 @@
+//! The learning tools: `selfplay` (games for fitting), `label` (the move a
+//! wider search picks, for the move ordering) and `tune` (fits the
+//! evaluation or, with --policy, the move-ordering tables).
+
+use super::{fail, read_game_files, Setup};
+use clap::Args;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+use tengen::eval::weights::Weights;
+use tengen::learn::policy::{
+    fit, flatten, label_games, unflatten, Label, LabelConfig, PolicyConfig, PolicySet,
+};
+use tengen::learn::selfplay::{run, SelfplayConfig};
+use tengen::learn::tune::{build_datasets, tune, TuneConfig};
+use tengen::search::ordering::handset_tables;
+use tengen::search::params::Params;
+use tengen::Rule;
+
+#[derive(Args)]
+pub struct SelfplayArgs {
+    /// Write the games to this file.
+    #[arg(long)]
+    out: PathBuf,
+    /// Number of games.
+    #[arg(long, default_value_t = 100)]
+    games: usize,
+    /// Nodes searched for each move.
+    #[arg(long, default_value_t = 20_000)]
+    nodes: u64,
+    /// Games played at once.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// freestyle, standard, renju, caro or caro-exact.
+    #[arg(long, default_value = "freestyle")]
+    rule: String,
+    /// Board size (5 to 22).
+    #[arg(long, default_value_t = 15)]
+    size: usize,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Stones in a random opening, MIN-MAX.
+    #[arg(long, default_value = "2-7")]
+    opening_stones: String,
+    /// Keep an opening when a short search scores it within this.
+    #[arg(long, default_value_t = 150)]
+    balance: i32,
+}
+
+#[derive(Args)]
+pub struct LabelArgs {
+    /// Self-play files (from `selfplay`).
+    #[arg(long, required = true, num_args = 1..)]
+    data: Vec<PathBuf>,
+    /// Write the labels to this file (one position a line).
+    #[arg(long)]
+    out: PathBuf,
+    /// Label every K-th position after the openings.
+    #[arg(long, default_value_t = 5)]
+    every: usize,
+    /// Start from the J-th (J < K), to label other positions of the same
+    /// games.
+    #[arg(long, default_value_t = 0)]
+    offset: usize,
+    /// Nodes of each labelling search.
+    #[arg(long, default_value_t = 30_000)]
+    nodes: u64,
+    /// Searches run at once.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+}
+
+#[derive(Args)]
+pub struct TuneArgs {
+    /// Self-play files (from `selfplay`).
+    #[arg(long, num_args = 1.., required_unless_present = "policy")]
+    data: Vec<PathBuf>,
+    /// Fit the move-ordering tables instead, to these label files (from
+    /// `label`); the evaluation tables are kept as they are.
+    #[arg(long, num_args = 1.., conflicts_with = "data")]
+    policy: Vec<PathBuf>,
+    /// Write the fitted tables to this file.
+    #[arg(long)]
+    out: PathBuf,
+    /// The rule whose games and tables to fit.
+    #[arg(long, default_value = "freestyle")]
+    rule: String,
+    /// Start from this weights file (default: the tables built in).
+    #[arg(long)]
+    init: Option<PathBuf>,
+    #[arg(long, default_value_t = 20)]
+    epochs: usize,
+    /// Adam step size, in evaluation units (default 1; with --policy, in
+    /// ordering-score units, default 5).
+    #[arg(long)]
+    lr: Option<f64>,
+    /// Positions a step (default 4096; with --policy 256).
+    #[arg(long)]
+    batch: Option<usize>,
+    /// Weight of the game result in the target; the rest is the search
+    /// score.
+    #[arg(long, default_value_t = 0.5)]
+    lambda: f64,
+    /// Share of the games held out for validation.
+    #[arg(long, default_value_t = 0.1)]
+    validation: f64,
+    /// L2 pull of each entry towards its starting value (default 1e-7;
+    /// with --policy 0).
+    #[arg(long)]
+    reg: Option<f64>,
+    /// Scale K of sigmoid(eval / K); fitted to the results when absent.
+    #[arg(long)]
+    k: Option<f64>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
+    let rule = match super::rule(&a.rule) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let stones = a
+        .opening_stones
+        .split_once('-')
+        .and_then(|(lo, hi)| Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?)));
+    let Some(opening_stones) = stones else {
+        return fail(format!(
+            "--opening-stones '{}' is not MIN-MAX",
+            a.opening_stones
+        ));
+    };
+    let cfg = SelfplayConfig {
+        rule,
+        size: a.size,
+        games: a.games,
+        nodes: a.nodes,
+        threads: a.threads,
+        seed: a.seed,
+        opening_stones,
+        balance: a.balance,
+        params: setup.params,
+        eval: setup.eval,
+        ..SelfplayConfig::default()
+    };
+    if let Err(e) = cfg.check() {
+        return fail(e);
+    }
+    let file = match std::fs::File::create(&a.out) {
+        Ok(f) => f,
+        Err(e) => return fail(format!("cannot write {}: {e}", a.out.display())),
+    };
+    let mut out = std::io::BufWriter::new(file);
+    let start = Instant::now();
+    let tty = std::io::stderr().is_terminal();
+    let step = (a.games / 20).max(1);
+    let r = run(&cfg, &mut out, |done, positions| {
+        if tty || done % step == 0 || done == a.games {
+            let secs = start.elapsed().as_secs_f64().max(1e-3);
+            let width = 30;
+            let filled = done * width / a.games;
+            eprint!(
+                "{}selfplay [{}{}] {done}/{} games, {positions} positions, {:.1} games/s{}",
+                if tty { "\r" } else { "" },
+                "#".repeat(filled),
+                ".".repeat(width - filled),
+                a.games,
+                done as f64 / secs,
+                if tty { "" } else { "\n" }
+            );
+        }
+    });
+    if tty {
+        eprintln!();
+    }
+    match r {
+        Ok(s) => {
+            println!(
+                "{} games, {} positions: black won {}, white won {}, {} draws, in {:.1} s -> {}",
+                s.games,
+                s.positions,
+                s.black_wins,
+                s.white_wins,
+                s.draws,
+                start.elapsed().as_secs_f64(),
+                a.out.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(format!("selfplay: {e}")),
+    }
+}
+
+pub fn run_label(a: LabelArgs, setup: Setup) -> ExitCode {
+    if a.every == 0 || a.offset >= a.every || a.nodes == 0 || a.threads == 0 {
+        return fail("--every, --nodes and --threads must be positive, --offset below --every");
+    }
+    let games = match read_game_files(&a.data) {
+        Ok(g) => g,
+        Err(e) => return fail(e),
+    };
+    let cfg = LabelConfig {
+        every: a.every,
+        offset: a.offset,
+        nodes: a.nodes,
+        threads: a.threads,
+        params: setup.params,
+        eval: setup.eval,
+    };
+    let start = Instant::now();
+    let labels = label_games(&games, &cfg, |done, total| {
+        if done % 1000 == 0 || done == total {
+            eprintln!(
+                "label: {done}/{total} positions, {:.0} s",
+                start.elapsed().as_secs_f64()
+            );
+        }
+    });
+    let text: String = labels.iter().map(|l| l.to_line() + "\n").collect();
+    if let Err(e) = std::fs::File::create(&a.out).and_then(|mut f| f.write_all(text.as_bytes())) {
+        return fail(format!("cannot write {}: {e}", a.out.display()));
+    }
+    println!(
+        "{} games, {} positions labelled in {:.1} s -> {}",
+        games.len(),
+        labels.len(),
+        start.elapsed().as_secs_f64(),
+        a.out.display()
+    );
+    ExitCode::SUCCESS
+}
+
+/// `tune --policy`: fits the move-ordering tables of `start` to labels.
+fn run_tune_policy(a: &TuneArgs, rule: Rule, start: Weights, params: &Params) -> ExitCode {
+    let (mut train, mut validation) = (PolicySet::default(), PolicySet::default());
+    let mut n = 0usize;
+    for path in &a.policy {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => return fail(format!("{}: {e}", path.display())),
+        };
+        for (i, line) in text.lines().enumerate() {
+            let label = match Label::parse(line) {
+                Ok(l) => l,
+                Err(e) => return fail(format!("{} line {}: {e}", path.display(), i + 1)),
+            };
+            if label.rule != rule {
+                continue;
+            }
+            let Ok(mut board) = label.board() else {
+                continue;
+            };
+            // One position in round(1 / validation) is held out.
+            let k = (1.0 / a.validation).round() as usize;
+            let held = a.validation > 0.0 && n % k == k - 1;
+            let set = if held { &mut validation } else { &mut train };
+            set.push(&mut board, label.best);
+            n += 1;
+        }
+    }
+    if train.is_empty() {
+        return fail(format!("no {rule} positions in the labels"));
+    }
+    eprintln!(
+        "{n} {rule} positions: {} training, {} validation",
+        train.len(),
+        validation.len()
+    );
+    let tables = start
+        .policy
+        .clone()
+        .unwrap_or_else(|| handset_tables(params, rule));
+    let w0 = flatten(&tables, rule);
+    let cfg = PolicyConfig {
+        epochs: a.epochs,
+        lr: a.lr.unwrap_or(5.0),
+        batch: a.batch.unwrap_or(256),
+        reg: a.reg.unwrap_or(0.0),
+        seed: a.seed,
+    };
+    let mut first = None;
+    let mut last = None;
+    let (w, temp) = fit(&w0, &train, &validation, &cfg, |t, v| {
+        println!(
+            "epoch {:3}  train loss {:.4} top1 {:.3} top8 {:.3}  validation loss {:.4} top1 {:.3} top8 {:.3}",
+            t.epoch, t.loss, t.top1, t.top8, v.loss, v.top1, v.top8
+        );
+        first.get_or_insert((*t, *v));
+        last = Some((*t, *v));
+    });
+    let (first, last) = (first.unwrap(), last.unwrap());
+    let mut out = start;
+    out.policy = Some(unflatten(&w, rule));
+    let args: Vec<String> = std::env::args().collect();
+    out.notes
+        .push(format!("policy made by: {}", args.join(" ")));
+    out.notes.push(format!(
+        "policy fit: {} training and {} validation positions, temperature {temp:.1}, validation loss {:.4} -> {:.4}, top8 {:.3} -> {:.3}",
+        train.len(),
+        validation.len(),
+        first.1.loss,
+        last.1.loss,
+        first.1.top8,
+        last.1.top8
+    ));
+    out.notes
+        .push(format!("policy date: {}", tengen::learn::today()));
+    if let Err(e) = std::fs::write(&a.out, out.to_text()) {
+        return fail(format!("cannot write {}: {e}", a.out.display()));
+    }
+    println!("wrote {}", a.out.display());
+    ExitCode::SUCCESS
+}
+
+pub fn run_tune(a: TuneArgs, setup: Setup) -> ExitCode {
+    let rule = match super::rule(&a.rule) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    if !(0.0..=1.0).contains(&a.lambda) || !(0.0..1.0).contains(&a.validation) {
+        return fail("--lambda must be 0 to 1 and --validation 0 to below 1");
+    }
+    if a.k.is_some_and(|k| k <= 0.0)
+        || a.lr.is_some_and(|x| x <= 0.0)
+        || a.batch == Some(0)
+        || a.reg.is_some_and(|x| x < 0.0)
+    {
+        return fail("--k, --lr and --batch must be positive");
+    }
+    let start = match &a.init {
+        None => Weights::clone(setup.eval.weights(rule)),
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Weights::parse(&t, Some(rule)).map_err(|e| e.to_string()))
+        {
+            Ok(w) => w,
+            Err(e) => return fail(format!("{}: {e}", path.display())),
+        },
+    };
+    if !a.policy.is_empty() {
+        return run_tune_policy(&a, rule, start, &setup.params);
+    }
+    let games = match read_game_files(&a.data) {
+        Ok(g) => g,
+        Err(e) => return fail(e),
+    };
+    let cfg = TuneConfig {
+        rule,
+        epochs: a.epochs,
+        lr: a.lr.unwrap_or(1.0),
+        batch: a.batch.unwrap_or(4096),
+        lambda: a.lambda,
+        validation: a.validation,
+        reg: a.reg.unwrap_or(1e-7),
+        k: a.k,
+        seed: a.seed,
+    };
+    let n_games = games.iter().filter(|g| g.rule == rule).count();
+    let (train, validation) = build_datasets(&games, &cfg);
+    if train.is_empty() {
+        return fail(format!("no {rule} positions in the data"));
+    }
+    eprintln!(
+        "{n_games} {rule} games: {} training positions, {} validation positions",
+        train.len(),
+        validation.len()
+    );
+    let r = tune(&start, &train, &validation, &cfg, |e| {
+        println!(
+            "epoch {:3}  train loss {:.6}  validation loss {:.6}",
+            e.epoch, e.train, e.validation
+        );
+    });
+    let mut w = r.weights;
+    let args: Vec<String> = std::env::args().collect();
+    // The move-ordering tables come from the start: keep their notes.
+    let policy_notes = start.notes.iter().filter(|n| n.starts_with("policy"));
+    w.notes = vec![
+        format!("made by: {}", args.join(" ")),
+        format!(
+            "data: {n_games} games, {} training and {} validation positions",
+            r.train_positions, r.validation_positions
+        ),
+        format!(
+            "fit: K {:.1}, loss train {:.6} -> {:.6}, validation {:.6} -> {:.6}",
+            r.k, r.initial.train, r.last.train, r.initial.validation, r.last.validation
+        ),
+        format!("date: {}", tengen::learn::today()),
+    ];
+    w.notes.extend(policy_notes.cloned());
+    if let Err(e) = std::fs::write(&a.out, w.to_text()) {
+        return fail(format!("cannot write {}: {e}", a.out.display()));
+    }
+    println!("K {:.1}; wrote {}", r.k, a.out.display());
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,345 @@
+//! One node of the negamax, as a sequence of steps: decided positions, the
+//! table probe, the horizon, pruning before the moves, the moves (from the
+//! forced-list cache or the generator), the move loop with late-move
+//! reductions and move-count pruning, and the table store.
+
+use super::position::SearchNode;
+use super::tt::Bound;
+use super::{is_decisive, Pv, Searcher, MAX_PLY, WIN, WIN_MIN};
+use crate::movegen::{NodeKind, ScoredMove};
+use crate::types::Pos;
+use std::sync::atomic::Ordering;
+
+/// What the table says of a node: a score to return at once, or the move
+/// to try first.
+enum Probe {
+    Cut(i32),
+    Move(Option<Pos>),
+}
+
+impl Searcher {
+    /// Negamax alpha-beta with PVS over any [`SearchNode`].
+    pub fn negamax<N: SearchNode>(
+        &mut self,
+        board: &mut N,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv: &mut Pv,
+    ) -> i32 {
+        self.node(board, depth, alpha, beta, ply, pv)
+    }
+
+    #[inline]
+    pub(super) fn check_stop(&mut self) {
+        // The threat search adds nodes in bursts: check by distance, not
+        // by a multiple of the count.
+        if self.nodes < self.next_check {
+            return;
+        }
+        self.next_check = self.nodes + 256;
+        if self.stop.load(Ordering::Relaxed)
+            || self.limits.nodes.is_some_and(|n| self.nodes >= n)
+            || self
+                .limits
+                .hard_time
+                .is_some_and(|t| self.start.elapsed() >= t)
+        {
+            self.stopped = true;
+        }
+    }
+
+    fn node<N: SearchNode>(
+        &mut self,
+        board: &mut N,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv: &mut Pv,
+    ) -> i32 {
+        pv.clear();
+        self.nodes += 1;
+        self.check_stop();
+        if self.stopped {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+
+        // Decided: a five, an open four, a four-three, a full board.
+        let excluded: &[Pos] = if ply == 0 { &self.root_excluded } else { &[] };
+        if let Some((score, mv)) = board.decided(&self.params, ply, excluded) {
+            if let Some(m) = mv {
+                pv.push(m);
+            }
+            return score;
+        }
+        if ply + 2 >= MAX_PLY {
+            return board.evaluate(&self.eval);
+        }
+
+        // Table probe.
+        let key = board.key();
+        let tt_move = match self.probe(key, depth, alpha, beta, ply, pv) {
+            Probe::Cut(s) => return s,
+            Probe::Move(m) => m,
+        };
+
+        // Horizon: the threat search, then the static value.
+        if depth <= 0 {
+            if let Some(v) = board.horizon(self, ply) {
+                return v;
+            }
+        }
+
+        // Pruning before the moves: reverse futility, razoring.
+        if let Some(v) = self.prune_early(board, depth, alpha, beta, ply) {
+            return v;
+        }
+
+        // The moves.
+        let mut moves = std::mem::take(&mut self.buffers[ply]);
+        let kind = self.moves_of(board, key, ply, &mut moves);
+        if moves.is_empty() {
+            self.buffers[ply] = moves;
+            // Nothing stops the opponent's threat: lost.
+            return -(WIN - (ply as i32 + 2));
+        }
+        if let NodeKind::Win(p) = kind {
+            self.buffers[ply] = moves;
+            pv.push(p);
+            return WIN - (ply as i32 + 1);
+        }
+        let me = board.side();
+        self.order(&mut moves, tt_move, ply, me);
+
+        // The move loop.
+        let forced = kind == NodeKind::Forced;
+        let pv_node = beta - alpha > 1;
+        let alpha0 = alpha;
+        let mut best = -WIN;
+        let mut best_move = None;
+        let mut child = Pv::new();
+        let prune_from = self.prune_from(forced || pv_node || ply == 0, depth);
+        for (i, m) in moves.iter().enumerate() {
+            let p = m.pos;
+            if i >= prune_from && best > -WIN_MIN && !board.is_tactical(p) {
+                continue;
+            }
+            board.make(p);
+            let new_depth = child_depth(kind, moves.len(), depth, self.params.forced_free);
+            let mut score;
+            if i == 0 {
+                score = -self.node(board, new_depth, -beta, -alpha, ply + 1, &mut child);
+            } else {
+                let r = if forced { 0 } else { self.reduction(depth, i) };
+                score = -self.node(
+                    board,
+                    new_depth - r,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    &mut child,
+                );
+                if score > alpha && r > 0 {
+                    score = -self.node(board, new_depth, -alpha - 1, -alpha, ply + 1, &mut child);
+                }
+                if score > alpha && score < beta {
+                    score = -self.node(board, new_depth, -beta, -alpha, ply + 1, &mut child);
+                }
+            }
+            board.unmake();
+            if self.stopped {
+                self.buffers[ply] = moves;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(p);
+                if score > alpha {
+                    alpha = score;
+                    pv.clear();
+                    pv.push(p);
+                    let _ = pv.try_extend_from_slice(&child);
+                    if ply == 0 {
+                        self.root_best = Some((p, score, pv.clone()));
+                    }
+                    if alpha >= beta {
+                        self.reward(p, ply, me, depth, forced);
+                        break;
+                    }
+                }
+            }
+        }
+        self.buffers[ply] = moves;
+
+        // Table store.
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        if self.params.tt {
+            self.tt
+                .store(key, depth, score_to_tt(best, ply), bound, best_move);
+        }
+        best
+    }
+
+    /// The table's entry for `key`: a cut when it is deep enough and its
+    /// bound decides against the window (never at the root), else its move.
+    #[inline]
+    fn probe(&self, key: u64, depth: i32, alpha: i32, beta: i32, ply: usize, pv: &mut Pv) -> Probe {
+        let Some(e) = self.tt.probe(key).filter(|_| self.params.tt) else {
+            return Probe::Move(None);
+        };
+        if ply > 0 && e.depth >= depth {
+            let s = score_from_tt(e.score, ply);
+            let cut = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if cut {
+                if let Some(m) = e.mv {
+                    pv.push(m);
+                }
+                return Probe::Cut(s);
+            }
+        }
+        Probe::Move(e.mv)
+    }
+
+    /// Reverse futility (far enough above beta, with nothing threatened, a
+    /// shallow search will not change that) and razoring (far below alpha,
+    /// only a threat of our own could help: the horizon looks for that),
+    /// at null-window nodes below the root.
+    #[inline]
+    fn prune_early<N: SearchNode>(
+        &mut self,
+        board: &mut N,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> Option<i32> {
+        if ply == 0 || beta - alpha != 1 || depth < 1 {
+            return None;
+        }
+        if depth <= self.params.rfp_depth && !is_decisive(beta) {
+            if let Some(e) = board.quiet_eval(&self.eval) {
+                if e - self.params.rfp_margin * depth >= beta {
+                    return Some(e);
+                }
+            }
+        }
+        if depth <= self.params.razor_depth {
+            if let Some(e) = board.quiet_eval(&self.eval) {
+                if e + self.params.razor_margin * depth < alpha {
+                    if let Some(v) = board.horizon(self, ply) {
+                        return Some(v);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The node's moves: at the root from the generator; below it a forced
+    /// node's list is kept for the rest of the search (its defences are each
+    /// checked by playing them, and the same position comes again in the
+    /// next iteration and in re-searches).
+    #[inline]
+    fn moves_of<N: SearchNode>(
+        &mut self,
+        board: &mut N,
+        key: u64,
+        ply: usize,
+        moves: &mut Vec<ScoredMove>,
+    ) -> NodeKind {
+        let (params, eval) = (&self.params, &self.eval);
+        if ply == 0 {
+            let kind = board.generate(params, eval, params.root_width, &self.root_excluded, moves);
+            self.root_moves = moves.len();
+            kind
+        } else if self.gen_cache.get(key, moves) {
+            NodeKind::Forced
+        } else {
+            let kind = board.generate(params, eval, params.width, &[], moves);
+            if kind == NodeKind::Forced {
+                self.gen_cache.put(key, moves);
+            }
+            kind
+        }
+    }
+
+    /// Move-count pruning: the index from which quiet moves are skipped
+    /// (never at the root, at PV nodes or forced nodes: `exempt`).
+    #[inline]
+    fn prune_from(&self, exempt: bool, depth: i32) -> usize {
+        if exempt || self.params.mcp_scale <= 0 {
+            usize::MAX
+        } else {
+            move_count_limit(depth, self.params.mcp_scale)
+        }
+    }
+
+    /// The late-move reduction of the move at index `i` of a quiet node.
+    #[inline]
+    fn reduction(&self, depth: i32, i: usize) -> i32 {
+        let p = &self.params;
+        if depth >= p.lmr_depth && i >= p.lmr_index {
+            1 + (i >= 2 * p.lmr_index) as i32
+        } else {
+            0
+        }
+    }
+}
+
+/// `depth^1.32`, rounded down, for depths up to 32 (integers, so pruning
+/// is the same on every platform).
+const POW132: [i32; 33] = [
+    0, 1, 2, 4, 6, 8, 10, 13, 15, 18, 20, 23, 26, 29, 32, 35, 38, 42, 45, 48, 52, 55, 59, 62, 66,
+    70, 73, 77, 81, 85, 89, 93, 97,
+];
+
+/// Move-count pruning: the index from which quiet moves are skipped at
+/// `depth`, `(3 + depth^1.32) * scale / 200` (at least 1).
+pub fn move_count_limit(depth: i32, scale: i32) -> usize {
+    let t = POW132[depth.clamp(0, 32) as usize];
+    ((3 + t) * scale / 200).max(1) as usize
+}
+
+/// The depth a child is searched to: a forced reply costs no depth when
+/// there are at most `free` of them (1: only a lone reply).
+pub fn child_depth(kind: NodeKind, moves: usize, depth: i32, free: usize) -> i32 {
+    if kind == NodeKind::Forced && moves <= free {
+        depth
+    } else {
+        depth - 1
+    }
+}
+
+/// Win scores are stored relative to the node, not the root.
+fn score_to_tt(s: i32, ply: usize) -> i32 {
+    if s >= WIN_MIN {
+        s + ply as i32
+    } else if s <= -WIN_MIN {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+fn score_from_tt(s: i32, ply: usize) -> i32 {
+    if s >= WIN_MIN {
+        s - ply as i32
+    } else if s <= -WIN_MIN {
+        s + ply as i32
+    } else {
+        s
+    }
+}

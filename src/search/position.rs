@@ -1,0 +1,146 @@
+//! What the tree needs of a position ([`SearchNode`]), and the Gomoku
+//! board's answers: decided positions, the horizon's threat search and
+//! static value, and the generator's moves in the search's order.
+
+use super::ordering::Scorer;
+use super::params::Params;
+use super::{Searcher, WIN};
+use crate::board::rules::find_class;
+use crate::board::Board;
+use crate::eval::Evaluator;
+use crate::movegen::{generate, NodeKind, ScoredMove};
+use crate::pattern::Class;
+use crate::solver::four_three_wins;
+use crate::types::Pos;
+
+/// What the search needs of a position. The Gomoku board implements it;
+/// so does a small game tree in the tests, which runs the very same
+/// negamax.
+pub trait SearchNode {
+    /// The transposition key.
+    fn key(&self) -> u64;
+    /// The side to move, 0 or 1 (indexes history).
+    fn side(&self) -> usize;
+    /// A result known without searching (a won or lost position, a draw),
+    /// with the move that wins, if any. `excluded` are cells the root may
+    /// not play.
+    fn decided(
+        &mut self,
+        params: &Params,
+        ply: usize,
+        excluded: &[Pos],
+    ) -> Option<(i32, Option<Pos>)>;
+    /// The value at the horizon, or `None` if the node must still be
+    /// searched (a threat to answer).
+    fn horizon(&mut self, searcher: &mut Searcher, ply: usize) -> Option<i32>;
+    /// The static evaluation, for the side to move.
+    fn evaluate(&mut self, eval: &Evaluator) -> i32;
+    /// The static evaluation of an inner node, when nothing is threatened
+    /// that a static value would miss (for pruning); `None` otherwise.
+    fn quiet_eval(&mut self, eval: &Evaluator) -> Option<i32>;
+    /// Does move `m` make a three or a four for the side to move (never
+    /// pruned by move count)?
+    fn is_tactical(&self, m: Pos) -> bool;
+    /// The moves to search, scored for ordering; a quiet node keeps its
+    /// best `width`.
+    fn generate(
+        &mut self,
+        params: &Params,
+        eval: &Evaluator,
+        width: usize,
+        excluded: &[Pos],
+        out: &mut Vec<ScoredMove>,
+    ) -> NodeKind;
+    fn make(&mut self, m: Pos);
+    fn unmake(&mut self);
+}
+
+impl SearchNode for Board {
+    fn key(&self) -> u64 {
+        self.hash()
+    }
+
+    fn side(&self) -> usize {
+        self.side_to_move().index()
+    }
+
+    fn decided(
+        &mut self,
+        params: &Params,
+        ply: usize,
+        excluded: &[Pos],
+    ) -> Option<(i32, Option<Pos>)> {
+        if self.is_won() {
+            return Some((-(WIN - ply as i32), None));
+        }
+        if self.is_full() {
+            return Some((0, None));
+        }
+        let me = self.side_to_move();
+        let opp = me.opposite();
+        if self.count(me, Class::Five) > 0 {
+            if let Some(p) = find_class(self, me, Class::Five).filter(|p| !excluded.contains(p)) {
+                return Some((WIN - (ply as i32 + 1), Some(p)));
+            }
+        }
+        // An open four (or double four) wins unless the opponent has a
+        // five; at the root the move itself is wanted, so search it.
+        if ply > 0 && self.count(opp, Class::Five) == 0 && self.count(me, Class::Flex4) > 0 {
+            return Some((WIN - (ply as i32 + 3), None));
+        }
+        // A four-three against an opponent without fours wins (see
+        // `four_three_wins` for the rules where it may not).
+        if params.static_four_three && ply > 0 && four_three_wins(self, me) {
+            return Some((WIN - (ply as i32 + 5), None));
+        }
+        None
+    }
+
+    fn horizon(&mut self, searcher: &mut Searcher, ply: usize) -> Option<i32> {
+        let opp = self.side_to_move().opposite();
+        if self.count(opp, Class::Five) > 0 {
+            return None;
+        }
+        if let Some(n) = searcher.vcf_at_horizon(self) {
+            return Some(WIN - (ply as i32 + n as i32));
+        }
+        Some(searcher.eval.evaluate(self))
+    }
+
+    fn evaluate(&mut self, eval: &Evaluator) -> i32 {
+        eval.evaluate(self)
+    }
+
+    fn quiet_eval(&mut self, eval: &Evaluator) -> Option<i32> {
+        let opp = self.side_to_move().opposite();
+        let threatened = [Class::Five, Class::Flex4, Class::Block4Flex3]
+            .iter()
+            .any(|&k| self.count(opp, k) > 0);
+        (!threatened).then(|| eval.evaluate(self))
+    }
+
+    fn is_tactical(&self, m: Pos) -> bool {
+        self.class(self.side_to_move(), m) >= Class::Flex3
+    }
+
+    fn generate(
+        &mut self,
+        params: &Params,
+        eval: &Evaluator,
+        width: usize,
+        excluded: &[Pos],
+        out: &mut Vec<ScoredMove>,
+    ) -> NodeKind {
+        let me = self.side_to_move();
+        let scorer = Scorer::new(self, params, eval.policy(self.rule(), me), me);
+        generate(self, &scorer, width, excluded, out)
+    }
+
+    fn make(&mut self, m: Pos) {
+        Board::make(self, m)
+    }
+
+    fn unmake(&mut self) {
+        Board::unmake(self)
+    }
+}
