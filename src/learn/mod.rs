@@ -1,8 +1,11 @@
 //! The tools that make the evaluation tables: self-play games written to a
 //! compact file ([`data`]), a random balanced opening generator and the
 //! game loop ([`selfplay`]), and the logistic-regression fit of the tables
-//! to those games ([`tune`]).
+//! to those games ([`tune`]); labelling positions with a wider search's
+//! move and fitting the move-ordering tables to them ([`policy`]); both
+//! fits step with one optimiser ([`adam`]).
 
+pub mod adam;
 pub mod data;
 pub mod policy;
 pub mod selfplay;

@@ -13,6 +13,7 @@
 //!
 //! Floats are used only here, in fitting: the tables run as integers.
 
+use super::adam::Adam;
 use crate::board::rules::is_banned;
 use crate::board::Board;
 use crate::eval::policy::{policy_features, recent_moves, POLICY_LEN};
@@ -223,9 +224,7 @@ pub fn fit(
         report(&a, &b);
     };
     show(&w, 0, &mut report);
-    let (mut m, mut v) = (vec![0.0; w.len()], vec![0.0; w.len()]);
-    let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-12f64);
-    let mut step = 0i32;
+    let mut adam = Adam::new(w.len(), cfg.lr, cfg.reg);
     let mut order: Vec<usize> = (0..train.len()).collect();
     let mut rng = StdRng::seed_from_u64(cfg.seed);
     let mut grad = vec![0.0; w.len()];
@@ -255,17 +254,7 @@ pub fn fit(
                     }
                 }
             }
-            step += 1;
-            let (c1, c2) = (1.0 - b1.powi(step), 1.0 - b2.powi(step));
-            for j in 0..w.len() {
-                if !touched[j] {
-                    continue;
-                }
-                let g = grad[j] + cfg.reg * (w[j] - start[j]);
-                m[j] = b1 * m[j] + (1.0 - b1) * g;
-                v[j] = b2 * v[j] + (1.0 - b2) * g * g;
-                w[j] -= cfg.lr * (m[j] / c1) / ((v[j] / c2).sqrt() + eps);
-            }
+            adam.step(&mut w, &grad, start, Some(&touched));
         }
         show(&w, epoch, &mut report);
     }

@@ -14,6 +14,7 @@
 //! Floats are used only here, in fitting: the tables are written and run
 //! as integers.
 
+use super::adam::Adam;
 use super::data::GameRecord;
 use crate::board::{Board, CodeValues};
 use crate::eval::weights::{threat_mask, Weights, NMASKS};
@@ -337,9 +338,7 @@ pub fn tune(
     let initial = eval(&w, 0);
     report(&initial);
     let mut last = initial;
-    let (mut m, mut v) = (vec![0.0; w.len()], vec![0.0; w.len()]);
-    let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-12f64);
-    let mut step = 0i32;
+    let mut adam = Adam::new(w.len(), cfg.lr, cfg.reg);
     let mut order: Vec<usize> = (0..train.len()).collect();
     let mut rng = StdRng::seed_from_u64(cfg.seed);
     let mut grad = vec![0.0; w.len()];
@@ -354,14 +353,7 @@ pub fn tune(
                     grad[j] += d * c;
                 }
             }
-            step += 1;
-            let (c1, c2) = (1.0 - b1.powi(step), 1.0 - b2.powi(step));
-            for j in 0..w.len() {
-                let g = grad[j] + cfg.reg * (w[j] - w0[j]);
-                m[j] = b1 * m[j] + (1.0 - b1) * g;
-                v[j] = b2 * v[j] + (1.0 - b2) * g * g;
-                w[j] -= cfg.lr * (m[j] / c1) / ((v[j] / c2).sqrt() + eps);
-            }
+            adam.step(&mut w, &grad, &w0, None);
         }
         last = eval(&w, epoch);
         report(&last);

@@ -18,19 +18,6 @@ enum Probe {
 }
 
 impl Searcher {
-    /// Negamax alpha-beta with PVS over any [`SearchNode`].
-    pub fn negamax<N: SearchNode>(
-        &mut self,
-        board: &mut N,
-        depth: i32,
-        alpha: i32,
-        beta: i32,
-        ply: usize,
-        pv: &mut Pv,
-    ) -> i32 {
-        self.node(board, depth, alpha, beta, ply, pv)
-    }
-
     #[inline]
     pub(super) fn check_stop(&mut self) {
         // The threat search adds nodes in bursts: check by distance, not
@@ -50,7 +37,8 @@ impl Searcher {
         }
     }
 
-    fn node<N: SearchNode>(
+    /// Negamax alpha-beta with PVS over any [`SearchNode`]: one node.
+    pub fn negamax<N: SearchNode>(
         &mut self,
         board: &mut N,
         depth: i32,
@@ -131,10 +119,10 @@ impl Searcher {
             let new_depth = child_depth(kind, moves.len(), depth, self.params.forced_free);
             let mut score;
             if i == 0 {
-                score = -self.node(board, new_depth, -beta, -alpha, ply + 1, &mut child);
+                score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
             } else {
                 let r = if forced { 0 } else { self.reduction(depth, i) };
-                score = -self.node(
+                score = -self.negamax(
                     board,
                     new_depth - r,
                     -alpha - 1,
@@ -143,10 +131,11 @@ impl Searcher {
                     &mut child,
                 );
                 if score > alpha && r > 0 {
-                    score = -self.node(board, new_depth, -alpha - 1, -alpha, ply + 1, &mut child);
+                    score =
+                        -self.negamax(board, new_depth, -alpha - 1, -alpha, ply + 1, &mut child);
                 }
                 if score > alpha && score < beta {
-                    score = -self.node(board, new_depth, -beta, -alpha, ply + 1, &mut child);
+                    score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
                 }
             }
             board.unmake();
