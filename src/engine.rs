@@ -57,8 +57,13 @@ impl Options {
         if self.max_memory == 0 {
             return DEFAULT_TT_BYTES;
         }
-        // At most 16 GiB, or 1 GiB in a 32-bit process's address space.
-        let most: u64 = if usize::BITS >= 64 { 1 << 34 } else { 1 << 30 };
+        // At most 16 GiB, or 1 GiB in a 32-bit process's address space,
+        // and never more than half the machine's memory (a table is cleared
+        // at every new game, which touches every page of it).
+        let mut most: u64 = if usize::BITS >= 64 { 1 << 34 } else { 1 << 30 };
+        if let Some(total) = physical_memory() {
+            most = most.min(total / 2);
+        }
         let room = self.max_memory.saturating_sub(BASE_MEMORY) * 9 / 10;
         room.min(most) as usize
     }
@@ -77,6 +82,15 @@ impl Options {
         self.clock()
             .limits(self.max_depth, self.max_nodes, empty_cells, ply, spent)
     }
+}
+
+/// The machine's memory in bytes, where the system says (Linux's
+/// `/proc/meminfo`).
+fn physical_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// Why a position could not be set.
@@ -208,6 +222,22 @@ impl Engine {
         Ok(())
     }
 
+    /// Replaces the position by `stones` with `me` to move, whatever the
+    /// order of the list (a manager's `BOARD` need not follow play order).
+    pub fn set_position_to_move(
+        &mut self,
+        stones: &[(Pos, Color)],
+        me: Color,
+    ) -> Result<(), EngineError> {
+        self.set_position(stones)?;
+        if let Some(b) = self.board.as_mut() {
+            if b.side_to_move() != me {
+                b.toggle_side();
+            }
+        }
+        Ok(())
+    }
+
     /// Plays a move for the side to move (checked).
     pub fn play(&mut self, p: Pos) -> Result<(), EngineError> {
         let b = self.board.as_mut().ok_or(EngineError::NoGame)?;
@@ -250,22 +280,38 @@ impl Engine {
     /// Resizes the table to fit `max_memory` when it changed. Done before
     /// searching, and by the protocol as soon as the limit is known, so the
     /// allocation is not charged to a move.
-    pub fn fit_table(&mut self) {
+    pub fn fit_table(&mut self) -> Option<String> {
         let want = self.options.tt_bytes();
         let have = self.searcher.tt.bytes();
         // The table holds a power of two of entries: resize only when the
         // wanted size would give a different one.
         let fitted = TranspositionTable::entries_for(want) * TranspositionTable::ENTRY_BYTES;
-        if fitted != have {
-            // Free the old table first: old and new never live at once.
-            self.searcher.tt = TranspositionTable::new(0);
-            self.searcher.tt = TranspositionTable::new(want);
+        if fitted == have {
+            return None;
+        }
+        // Free the old table first: old and new never live at once.
+        self.searcher.tt = TranspositionTable::new(0);
+        self.searcher.tt = TranspositionTable::largest_within(want);
+        let got = self.searcher.tt.bytes();
+        (got < fitted).then(|| {
+            format!(
+                "hash table of {} MiB: {} MiB could not be allocated",
+                got >> 20,
+                fitted >> 20
+            )
+        })
+    }
+
+    /// [`Engine::fit_table`] where no one is told: the note goes to the log.
+    fn note_table(&mut self) {
+        if let Some(note) = self.fit_table() {
+            log::warn!("{note}");
         }
     }
 
     /// Searches the current position, the clock having started at `start`.
     pub fn think(&mut self, start: Instant, report: impl FnMut(&Info)) -> Option<SearchResult> {
-        self.fit_table();
+        self.note_table();
         let board = self.board.as_mut()?;
         let empty = board.width() * board.height() - board.ply();
         let limits = self.options.limits(empty, board.ply(), start.elapsed());
@@ -281,7 +327,7 @@ impl Engine {
         excluded: &[Pos],
         report: impl FnMut(&Info),
     ) -> Option<SearchResult> {
-        self.fit_table();
+        self.note_table();
         let board = self.board.as_mut()?;
         let mut ex = self.blocked.clone();
         ex.extend_from_slice(excluded);

@@ -3,7 +3,10 @@
 //! A reader thread timestamps every line as it arrives (the manager's clock
 //! runs from when it sends a command) and sets the stop flag at once for
 //! `STOP`, `YXSTOP` and `END`, so they act while the engine is thinking.
-//! Only protocol replies go to stdout; logs go to stderr.
+//! Each line carries how many stops had arrived before it: a stop belongs
+//! to the commands read before it, so one that arrives before their search
+//! starts still stops it. Lines are capped at [`MAX_LINE`] bytes. Only
+//! protocol replies go to stdout; logs go to stderr.
 
 pub mod command;
 mod swap2;
@@ -13,16 +16,59 @@ use crate::search::{Info, Limits};
 use crate::types::{Color, Pos, Rule};
 use command::{parse, parse_board_line, parse_xy, Command};
 use std::io::{BufRead, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+/// Longest input line read; the rest of a longer one is skipped.
+pub const MAX_LINE: usize = 1 << 20;
+
 /// What the reader thread sends.
 enum Input {
-    Line(Instant, String),
+    /// A line, when it arrived, and the stops read before it.
+    Line(Instant, String, u64),
+    /// A line longer than [`MAX_LINE`], skipped.
+    TooLong,
     Eof,
+}
+
+/// Reads one line (up to `\n` or `\r`: a CR LF pair gives an empty line
+/// after it, and empty lines are skipped) into `buf`, keeping at most `max`
+/// bytes and skipping the rest. `None` at the end of input with nothing
+/// read; else whether the line was cut.
+fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> Option<bool> {
+    buf.clear();
+    let mut cut = false;
+    let mut any = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return any.then_some(cut),
+        };
+        if chunk.is_empty() {
+            return any.then_some(cut);
+        }
+        any = true;
+        match chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
+            Some(i) => {
+                let room = max.saturating_sub(buf.len());
+                buf.extend_from_slice(&chunk[..i.min(room)]);
+                cut |= i > room;
+                input.consume(i + 1);
+                return Some(cut);
+            }
+            None => {
+                let n = chunk.len();
+                let room = max.saturating_sub(buf.len());
+                buf.extend_from_slice(&chunk[..n.min(room)]);
+                cut |= n > room;
+                input.consume(n);
+            }
+        }
+    }
 }
 
 /// Runs the protocol with `engine` until `END` or end of input.
@@ -37,20 +83,23 @@ pub fn run(engine: Engine, input: impl BufRead + Send + 'static, output: impl Wr
     let mut engine = engine;
     let stop = engine.stop_flag();
     let quit = Arc::new(AtomicBool::new(false));
+    let stops = Arc::new(AtomicU64::new(0));
     let (tx, rx) = channel();
     {
         let stop = stop.clone();
         let quit = quit.clone();
+        let stops = stops.clone();
         thread::spawn(move || {
             let mut input = input;
             let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                match input.read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
+            while let Some(cut) = read_line(&mut input, &mut buf, MAX_LINE) {
                 let now = Instant::now();
+                if cut {
+                    if tx.send(Input::TooLong).is_err() {
+                        return;
+                    }
+                    continue;
+                }
                 let line = String::from_utf8_lossy(&buf).trim().to_string();
                 if line.is_empty() {
                     continue;
@@ -60,14 +109,20 @@ pub fn run(engine: Engine, input: impl BufRead + Send + 'static, output: impl Wr
                     .next()
                     .unwrap_or("")
                     .to_ascii_uppercase();
-                if word == "STOP" || word == "YXSTOP" {
+                // Counted before the flag is set (see `Session::arm`).
+                let stop_now = |stop: &AtomicBool| {
+                    stops.fetch_add(1, Ordering::SeqCst);
                     stop.store(true, Ordering::SeqCst);
+                };
+                if word == "STOP" || word == "YXSTOP" {
+                    stop_now(&stop);
                 }
                 if word == "END" {
                     quit.store(true, Ordering::SeqCst);
-                    stop.store(true, Ordering::SeqCst);
+                    stop_now(&stop);
                 }
-                if tx.send(Input::Line(now, line)).is_err() {
+                let seen = stops.load(Ordering::SeqCst);
+                if tx.send(Input::Line(now, line, seen)).is_err() {
                     return;
                 }
             }
@@ -80,15 +135,24 @@ pub fn run(engine: Engine, input: impl BufRead + Send + 'static, output: impl Wr
         out: output,
         rx,
         quit,
+        stop,
+        stops,
     };
     session.serve();
 }
+
+/// `END` arrived inside a block.
+struct Quit;
 
 struct Session<'a, W: Write> {
     engine: &'a mut Engine,
     out: W,
     rx: Receiver<Input>,
     quit: Arc<AtomicBool>,
+    /// The engine's stop flag.
+    stop: Arc<AtomicBool>,
+    /// Stops read so far by the reader.
+    stops: Arc<AtomicU64>,
 }
 
 /// The `ABOUT` reply.
@@ -108,8 +172,12 @@ impl<W: Write> Session<'_, W> {
 
     fn serve(&mut self) {
         while let Ok(input) = self.rx.recv() {
-            let (at, line) = match input {
-                Input::Line(at, line) => (at, line),
+            let (at, line, seen) = match input {
+                Input::Line(at, line, seen) => (at, line, seen),
+                Input::TooLong => {
+                    self.reply(&format!("ERROR line longer than {MAX_LINE} bytes: skipped"));
+                    continue;
+                }
                 Input::Eof => return,
             };
             log::debug!("<- {line}");
@@ -117,23 +185,49 @@ impl<W: Write> Session<'_, W> {
             if cmd == Command::End {
                 return;
             }
-            self.handle(cmd, at);
+            self.arm(seen);
+            if self.handle(cmd, at).is_err() {
+                // END inside a block.
+                return;
+            }
+        }
+    }
+
+    /// Readies the stop flag for a command read when `seen` stops had
+    /// arrived: clear, unless a stop has arrived since (it belongs to this
+    /// command, or to one before it still to be answered).
+    fn arm(&mut self, seen: u64) {
+        self.stop.store(false, Ordering::SeqCst);
+        if self.stops.load(Ordering::SeqCst) > seen {
+            self.stop.store(true, Ordering::SeqCst);
         }
     }
 
     /// Reads the lines of a block up to `DONE` (or the end of input).
-    fn read_block(&mut self) -> Vec<String> {
+    /// `END` inside it ends the session: `Err`.
+    fn read_block(&mut self) -> Result<Vec<String>, Quit> {
         let mut lines = Vec::new();
-        while let Ok(Input::Line(_, line)) = self.rx.recv() {
-            if line.eq_ignore_ascii_case("done") {
-                break;
+        loop {
+            match self.rx.recv() {
+                Ok(Input::Line(_, line, _)) => {
+                    if line.eq_ignore_ascii_case("done") {
+                        break;
+                    }
+                    if parse(&line) == Command::End {
+                        return Err(Quit);
+                    }
+                    lines.push(line);
+                }
+                Ok(Input::TooLong) => {
+                    self.reply(&format!("ERROR line longer than {MAX_LINE} bytes: skipped"));
+                }
+                Ok(Input::Eof) | Err(_) => break,
             }
-            lines.push(line);
         }
-        lines
+        Ok(lines)
     }
 
-    fn handle(&mut self, cmd: Command, at: Instant) {
+    fn handle(&mut self, cmd: Command, at: Instant) -> Result<(), Quit> {
         match cmd {
             Command::Start(n) => self.start(n, n),
             Command::RectStart(w, h) => self.start(w, h),
@@ -160,7 +254,7 @@ impl<W: Write> Session<'_, W> {
                 let fits = self.engine.size().is_some_and(|(w, h)| x < w && y < h);
                 if !fits {
                     self.reply(&format!("ERROR TAKEBACK {x},{y}: not a cell of the board"));
-                    return;
+                    return Ok(());
                 }
                 match self.engine.takeback(Pos::new(x, y)) {
                     Ok(()) => self.reply("OK"),
@@ -168,20 +262,22 @@ impl<W: Write> Session<'_, W> {
                 }
             }
             Command::Board => {
-                let lines = self.read_block();
+                let lines = self.read_block()?;
                 if self.set_board(&lines, "BOARD") {
                     self.think_and_play(at);
                 }
             }
             Command::YxBoard => {
-                let lines = self.read_block();
+                let lines = self.read_block()?;
                 self.set_board(&lines, "YXBOARD");
             }
             Command::Swap2Board => {
-                let lines = self.read_block();
+                let lines = self.read_block()?;
                 if self.set_board(&lines, "SWAP2BOARD") {
                     let answer = swap2::answer(self.engine, at);
-                    self.reply(&answer);
+                    if !self.quit.load(Ordering::SeqCst) {
+                        self.reply(&answer);
+                    }
                 }
             }
             Command::Info(key, value) => self.info(&key, &value),
@@ -193,7 +289,7 @@ impl<W: Write> Session<'_, W> {
             Command::YxNBest(n) => self.nbest(n, at),
             Command::YxBlock | Command::YxBlockUndo => {
                 let add = matches!(cmd, Command::YxBlock);
-                for line in self.read_block() {
+                for line in self.read_block()? {
                     let Some((x, y)) = parse_xy(&line) else {
                         continue;
                     };
@@ -212,13 +308,17 @@ impl<W: Write> Session<'_, W> {
             Command::Unknown(text) => self.reply(&format!("UNKNOWN command '{text}'")),
             Command::Malformed(text) => self.reply(&format!("ERROR {text}")),
         }
+        Ok(())
     }
 
     fn start(&mut self, w: usize, h: usize) {
         match self.engine.new_game(w, h) {
             Ok(()) => {
-                self.engine.fit_table();
+                let note = self.engine.fit_table();
                 self.reply("OK");
+                if let Some(note) = note {
+                    self.reply(&format!("MESSAGE {note}"));
+                }
             }
             Err(e) => self.reply(&format!("ERROR {e}")),
         }
@@ -233,7 +333,9 @@ impl<W: Write> Session<'_, W> {
             ("max_memory", Some(v)) => {
                 self.engine.options.max_memory = v.max(0) as u64;
                 if self.engine.board().is_some() {
-                    self.engine.fit_table();
+                    if let Some(note) = self.engine.fit_table() {
+                        self.reply(&format!("MESSAGE {note}"));
+                    }
                 }
             }
             ("rule", Some(v)) if v >= 0 => self.engine.set_rule(Rule::from_gomocup(v as u32)),
@@ -270,22 +372,25 @@ impl<W: Write> Session<'_, W> {
                 }
             }
         }
-        // We are to move: black after an even number of stones.
-        let me = Color::to_move_after(stones.len());
+        // The fields say whose each stone is (1 ours; 2, or 3 of a
+        // continuous game, the opponent's), whatever the order of the
+        // lines; the counts say which side is black: the side with more
+        // stones, or black to move when they are even.
+        let own = stones.iter().filter(|s| s.1 == 1).count();
+        let me = if own + 1 == stones.len() - own {
+            Color::White
+        } else if 2 * own == stones.len() {
+            Color::Black
+        } else {
+            // Not a position of alternate moves: the parity decides.
+            Color::to_move_after(stones.len())
+        };
         let placed: Vec<(Pos, Color)> = stones
             .iter()
             .map(|&(p, f)| (p, if f == 1 { me } else { me.opposite() }))
             .collect();
-        match self.engine.set_position(&placed) {
-            Ok(()) => {
-                // Whatever colours the list implied, we are to move.
-                if let Some(b) = self.engine.board() {
-                    if b.side_to_move() != me {
-                        log::debug!("{name}: stone colours do not alternate");
-                    }
-                }
-                true
-            }
+        match self.engine.set_position_to_move(&placed, me) {
+            Ok(()) => true,
             Err(e) => {
                 self.reply(&format!("ERROR {name}: {e}"));
                 false

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 const BALANCED: i32 = 150;
 
 /// Three-stone openings tried with no stones, as offsets from the centre
-/// (black, white, black).
+/// (black, white, black); [`SMALL_OPENINGS`] on a board too small for
+/// all of them.
 const OPENINGS: [[(i32, i32); 3]; 6] = [
     [(0, 0), (1, 0), (1, 3)],
     [(0, 0), (1, 1), (0, 3)],
@@ -24,6 +25,20 @@ const OPENINGS: [[(i32, i32); 3]; 6] = [
     [(0, 0), (1, 0), (3, 0)],
     [(0, 0), (1, 1), (3, 3)],
 ];
+
+/// Openings that fit every board from 5x5 up.
+const SMALL_OPENINGS: [[(i32, i32); 3]; 2] = [[(0, 0), (1, 0), (0, 1)], [(0, 0), (1, 1), (-1, 1)]];
+
+/// The cells of `shape` around the centre of a `w` x `h` board, if they fit.
+fn cells_of(shape: &[(i32, i32); 3], w: i32, h: i32) -> Option<Vec<Pos>> {
+    shape
+        .iter()
+        .map(|&(dx, dy)| {
+            let (x, y) = (w / 2 + dx, h / 2 + dy);
+            (x >= 0 && y >= 0 && x < w && y < h).then(|| Pos::new(x as usize, y as usize))
+        })
+        .collect()
+}
 
 fn limits(engine: &Engine, at: Instant, parts: u32) -> Limits {
     let b = engine
@@ -50,18 +65,21 @@ pub fn answer(engine: &mut Engine, at: Instant) -> String {
     let (w, h) = (board.width() as i32, board.height() as i32);
     match stones.len() {
         0 => {
-            let l = limits(engine, at, OPENINGS.len() as u32);
+            let shapes: &[[(i32, i32); 3]] = if OPENINGS.iter().any(|s| cells_of(s, w, h).is_some())
+            {
+                &OPENINGS
+            } else {
+                &SMALL_OPENINGS
+            };
+            let l = limits(engine, at, shapes.len() as u32);
             let mut best: Option<(i32, Vec<Pos>)> = None;
-            for shape in OPENINGS {
-                let cells: Option<Vec<Pos>> = shape
-                    .iter()
-                    .map(|&(dx, dy)| {
-                        let (x, y) = (w / 2 + dx, h / 2 + dy);
-                        (x >= 0 && y >= 0 && x < w && y < h)
-                            .then(|| Pos::new(x as usize, y as usize))
-                    })
-                    .collect();
-                let Some(cells) = cells else { continue };
+            for shape in shapes {
+                if engine.stop_flag().load(std::sync::atomic::Ordering::SeqCst) && best.is_some() {
+                    break;
+                }
+                let Some(cells) = cells_of(shape, w, h) else {
+                    continue;
+                };
                 let placed: Vec<(Pos, Color)> = cells
                     .iter()
                     .copied()

@@ -29,7 +29,7 @@ use crate::types::{Pos, CELLS};
 use arrayvec::ArrayVec;
 use ordering::GenCache;
 use params::Params;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 use tt::TranspositionTable;
@@ -133,7 +133,9 @@ impl Searcher {
         }
     }
 
-    /// The flag another thread sets to stop the search.
+    /// The flag another thread sets to stop the search. It belongs to the
+    /// caller: the search reads it and never clears it, so a stop that
+    /// arrives before a search starts still stops it.
     pub fn stop_flag(&self) -> Arc<AtomicBool> {
         self.stop.clone()
     }
@@ -175,7 +177,6 @@ impl Searcher {
         self.nodes = 0;
         self.next_check = 0;
         self.stopped = false;
-        self.stop.store(false, Ordering::Relaxed);
         self.eval.attach(board);
         if !board.is_won() && !board.is_full() {
             if let Some(r) = self.solve_root(board) {

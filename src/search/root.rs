@@ -244,17 +244,22 @@ impl Searcher {
         }
     }
 
-    /// Any playable cell, for a position the search found no move in.
+    /// Any playable cell, for a position the search found no move in: a
+    /// candidate if one is not excluded, else any empty cell (an empty board
+    /// whose centre is blocked has no candidate).
     fn fallback_move(&self, board: &mut Board) -> Option<Pos> {
         let me = board.side_to_move();
-        let mut cells = board.candidates();
-        if cells.is_empty() {
-            cells = *board.cells() & !(*board.stones(me) | *board.stones(me.opposite()));
+        let empty = *board.cells() & !(*board.stones(me) | *board.stones(me.opposite()));
+        let allowed = |cells: crate::bitboard::Bitboard| -> Vec<Pos> {
+            cells
+                .iter()
+                .filter(|p| !self.root_excluded.contains(p))
+                .collect()
+        };
+        let mut all = allowed(board.candidates());
+        if all.is_empty() {
+            all = allowed(empty);
         }
-        let all: Vec<Pos> = cells
-            .iter()
-            .filter(|p| !self.root_excluded.contains(p))
-            .collect();
         all.iter()
             .copied()
             .find(|&p| !is_banned(board, me, p))

@@ -105,6 +105,32 @@ impl TranspositionTable {
         }
     }
 
+    /// A table of at most `bytes` bytes, or `None` when the memory cannot
+    /// be had (the allocation is tried first, so a refusal is an answer,
+    /// not an abort).
+    pub fn try_new(bytes: usize) -> Option<TranspositionTable> {
+        let n = Self::entries_for(bytes);
+        let mut probe: Vec<Slot> = Vec::new();
+        probe.try_reserve_exact(n).ok()?;
+        drop(probe);
+        Some(TranspositionTable::new(bytes))
+    }
+
+    /// The largest table of at most `bytes` bytes that can be had: halved
+    /// until the allocation succeeds.
+    pub fn largest_within(bytes: usize) -> TranspositionTable {
+        let mut want = bytes;
+        loop {
+            if let Some(t) = TranspositionTable::try_new(want) {
+                return t;
+            }
+            if Self::entries_for(want) <= Self::MIN_ENTRIES {
+                return TranspositionTable::new(0);
+            }
+            want /= 2;
+        }
+    }
+
     /// Bytes in use.
     pub fn bytes(&self) -> usize {
         self.entries.len() * Self::ENTRY_BYTES
