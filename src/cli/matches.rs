@@ -121,7 +121,7 @@ fn match_config(a: MatchArgs) -> Result<MatchConfig, String> {
     let tc = TimeControl::parse(&a.tc)?;
     let openings = match &a.openings {
         Some(path) => {
-            let book = load_book(path, a.size)?;
+            let book = load_book(path, a.size, rule)?;
             if let Some((n, why)) = &book.skipped {
                 eprintln!(
                     "warning: {n} of the openings in {} skipped (first: {why})",
@@ -193,8 +193,9 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
     let interrupt = Arc::new(AtomicBool::new(false));
     {
         let flag = interrupt.clone();
-        // Without a handler Ctrl-C still stops the process, only without
-        // the summary.
+        // Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the match and keep its
+        // finished games (ctrlc's "termination" feature). Without a
+        // handler they still stop the process, only without the summary.
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     }
     match runner::run(&cfg, interrupt) {

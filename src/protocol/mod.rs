@@ -9,6 +9,8 @@
 //! protocol replies go to stdout; logs go to stderr.
 
 pub mod command;
+#[cfg(test)]
+mod fuzz;
 mod swap2;
 
 use crate::engine::{Engine, UNLIMITED_MS};
@@ -17,7 +19,7 @@ use crate::types::{Color, Pos, Rule};
 use command::{parse, parse_board_line, parse_xy, Command};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -35,38 +37,101 @@ enum Input {
 }
 
 /// Reads one line (up to `\n` or `\r`: a CR LF pair gives an empty line
-/// after it, and empty lines are skipped) into `buf`, keeping at most `max`
-/// bytes and skipping the rest. `None` at the end of input with nothing
-/// read; else whether the line was cut.
-fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> Option<bool> {
+/// after it, and empty lines are skipped) into `buf`. `None` at the end of
+/// input with nothing read; `Some(true)` as soon as the line passes `max`
+/// bytes (`buf` holds its first `max`; [`skip_line`] skips the rest), else
+/// `Some(false)`.
+pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> Option<bool> {
     buf.clear();
-    let mut cut = false;
     let mut any = false;
     loop {
         let chunk = match input.fill_buf() {
             Ok(c) => c,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return any.then_some(cut),
+            Err(_) => return any.then_some(false),
         };
         if chunk.is_empty() {
-            return any.then_some(cut);
+            return any.then_some(false);
         }
         any = true;
-        match chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
-            Some(i) => {
-                let room = max.saturating_sub(buf.len());
-                buf.extend_from_slice(&chunk[..i.min(room)]);
-                cut |= i > room;
-                input.consume(i + 1);
-                return Some(cut);
+        let end = chunk.iter().position(|&b| b == b'\n' || b == b'\r');
+        let n = end.unwrap_or(chunk.len());
+        let room = max - buf.len();
+        if n > room {
+            buf.extend_from_slice(&chunk[..room]);
+            input.consume(room);
+            return Some(true);
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        input.consume(n + end.is_some() as usize);
+        if end.is_some() {
+            return Some(false);
+        }
+    }
+}
+
+/// The reader: every line of `input` to `tx`, timestamped and tagged with
+/// the stops read before it; `STOP`/`YXSTOP`/`END` set the stop flag (and
+/// `END` the quit flag) at once. False when the session has gone.
+fn read_inputs(
+    input: &mut impl BufRead,
+    tx: &Sender<Input>,
+    stop: &AtomicBool,
+    quit: &AtomicBool,
+    stops: &AtomicU64,
+) -> bool {
+    let mut buf = Vec::new();
+    while let Some(cut) = read_line(input, &mut buf, MAX_LINE) {
+        let now = Instant::now();
+        if cut {
+            skip_line(input);
+            if tx.send(Input::TooLong).is_err() {
+                return false;
             }
-            None => {
-                let n = chunk.len();
-                let room = max.saturating_sub(buf.len());
-                buf.extend_from_slice(&chunk[..n.min(room)]);
-                cut |= n > room;
-                input.consume(n);
-            }
+            continue;
+        }
+        let line = String::from_utf8_lossy(&buf).trim().to_string();
+        if line.is_empty() {
+            continue;
+        }
+        let word = line
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_uppercase();
+        // Counted before the flag is set (see `Session::arm`).
+        let stop_now = || {
+            stops.fetch_add(1, Ordering::SeqCst);
+            stop.store(true, Ordering::SeqCst);
+        };
+        if word == "STOP" || word == "YXSTOP" {
+            stop_now();
+        }
+        if word == "END" {
+            quit.store(true, Ordering::SeqCst);
+            stop_now();
+        }
+        let seen = stops.load(Ordering::SeqCst);
+        if tx.send(Input::Line(now, line, seen)).is_err() {
+            return false;
+        }
+    }
+    true
+}
+
+/// Skips input up to the end of the current line (or of the input).
+pub fn skip_line(input: &mut impl BufRead) {
+    loop {
+        let (n, done) = match input.fill_buf() {
+            Ok([]) | Err(_) => return,
+            Ok(chunk) => match chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            },
+        };
+        input.consume(n);
+        if done {
+            return;
         }
     }
 }
@@ -91,43 +156,10 @@ pub fn run(engine: Engine, input: impl BufRead + Send + 'static, output: impl Wr
         let stops = stops.clone();
         thread::spawn(move || {
             let mut input = input;
-            let mut buf = Vec::new();
-            while let Some(cut) = read_line(&mut input, &mut buf, MAX_LINE) {
-                let now = Instant::now();
-                if cut {
-                    if tx.send(Input::TooLong).is_err() {
-                        return;
-                    }
-                    continue;
-                }
-                let line = String::from_utf8_lossy(&buf).trim().to_string();
-                if line.is_empty() {
-                    continue;
-                }
-                let word = line
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or("")
-                    .to_ascii_uppercase();
-                // Counted before the flag is set (see `Session::arm`).
-                let stop_now = |stop: &AtomicBool| {
-                    stops.fetch_add(1, Ordering::SeqCst);
-                    stop.store(true, Ordering::SeqCst);
-                };
-                if word == "STOP" || word == "YXSTOP" {
-                    stop_now(&stop);
-                }
-                if word == "END" {
-                    quit.store(true, Ordering::SeqCst);
-                    stop_now(&stop);
-                }
-                let seen = stops.load(Ordering::SeqCst);
-                if tx.send(Input::Line(now, line, seen)).is_err() {
-                    return;
-                }
+            if read_inputs(&mut input, &tx, &stop, &quit, &stops) {
+                // End of input: the commands already read are still answered.
+                let _ = tx.send(Input::Eof);
             }
-            // End of input: the commands already read are still answered.
-            let _ = tx.send(Input::Eof);
         });
     }
     let mut session = Session {
@@ -171,26 +203,31 @@ impl<W: Write> Session<'_, W> {
     }
 
     fn serve(&mut self) {
-        while let Ok(input) = self.rx.recv() {
-            let (at, line, seen) = match input {
-                Input::Line(at, line, seen) => (at, line, seen),
-                Input::TooLong => {
-                    self.reply(&format!("ERROR line longer than {MAX_LINE} bytes: skipped"));
-                    continue;
-                }
-                Input::Eof => return,
-            };
-            log::debug!("<- {line}");
-            let cmd = parse(&line);
-            if cmd == Command::End {
-                return;
+        while self.step() {}
+    }
+
+    /// Handles the next command (with its block, if it has one); false at
+    /// the end (`END`, the end of input).
+    fn step(&mut self) -> bool {
+        let Ok(input) = self.rx.recv() else {
+            return false;
+        };
+        let (at, line, seen) = match input {
+            Input::Line(at, line, seen) => (at, line, seen),
+            Input::TooLong => {
+                self.reply(&format!("ERROR line longer than {MAX_LINE} bytes: skipped"));
+                return true;
             }
-            self.arm(seen);
-            if self.handle(cmd, at).is_err() {
-                // END inside a block.
-                return;
-            }
+            Input::Eof => return false,
+        };
+        log::debug!("<- {line}");
+        let cmd = parse(&line);
+        if cmd == Command::End {
+            return false;
         }
+        self.arm(seen);
+        // Err: END inside a block.
+        self.handle(cmd, at).is_ok()
     }
 
     /// Readies the stop flag for a command read when `seen` stops had

@@ -1,8 +1,9 @@
 //! An engine as a child process speaking the Gomocup protocol.
 
 use super::setup::EngineSpec;
+use crate::protocol::{read_line, skip_line};
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
@@ -16,13 +17,24 @@ pub enum ReplyError {
     Timeout,
     /// The engine closed its output (crashed or exited).
     Closed,
+    /// A line longer than [`MAX_LINE`].
+    TooLong,
+}
+
+/// Longest line read from an engine; a longer one loses its game.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// What the reader thread passes on.
+enum Line {
+    Text(String),
+    TooLong,
 }
 
 /// A running engine.
 pub struct EngineProcess {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+    lines: Receiver<Line>,
     log: Option<BufWriter<File>>,
     /// From ABOUT, the command line, or the spec's name.
     pub name: String,
@@ -47,11 +59,45 @@ fn program_and_dir(argv0: &str) -> (PathBuf, Option<PathBuf>) {
     }
 }
 
+/// Is `program` a file, or (a bare name) one on the PATH?
+fn runnable(program: &Path) -> bool {
+    if program.components().count() > 1 {
+        return program.is_file();
+    }
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|d| {
+            let f = d.join(program);
+            f.is_file() || f.with_extension("exe").is_file()
+        })
+    })
+}
+
+/// The command that starts `program` so that it dies with the runner: on
+/// Linux through util-linux's `setpriv --pdeathsig KILL` when it is there
+/// (a runner killed outright, SIGKILL included, leaves no engine behind);
+/// elsewhere the engine alone (it still sees its input close).
+fn with_parent_death(program: &Path) -> Command {
+    const SETPRIV: &str = "/usr/bin/setpriv";
+    if cfg!(target_os = "linux") && Path::new(SETPRIV).exists() {
+        let mut c = Command::new(SETPRIV);
+        c.args(["--pdeathsig", "KILL", "--"]).arg(program);
+        c
+    } else {
+        Command::new(program)
+    }
+}
+
 impl EngineProcess {
     /// Starts the engine; logs its I/O to `log` if given.
     pub fn spawn(spec: &EngineSpec, log: Option<&Path>) -> Result<EngineProcess, String> {
         let (program, dir) = program_and_dir(&spec.argv[0]);
-        let mut cmd = Command::new(&program);
+        if !runnable(&program) {
+            return Err(format!(
+                "cannot start '{}': no such program",
+                spec.argv.join(" ")
+            ));
+        }
+        let mut cmd = with_parent_death(&program);
         cmd.args(&spec.argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -67,16 +113,25 @@ impl EngineProcess {
         thread::spawn(move || {
             let mut r = BufReader::new(stdout);
             let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                match r.read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf).trim().to_string();
-                        if tx.send(line).is_err() {
-                            break;
-                        }
+            // Lines end at LF, CR or CR LF (the protocol allows each); the
+            // empty line a CR LF leaves is skipped.
+            while let Some(cut) = read_line(&mut r, &mut buf, MAX_LINE) {
+                let line = if cut {
+                    // Said at once; the rest of the line is skipped after.
+                    if tx.send(Line::TooLong).is_err() {
+                        break;
                     }
+                    skip_line(&mut r);
+                    continue;
+                } else {
+                    let text = String::from_utf8_lossy(&buf).trim().to_string();
+                    if text.is_empty() {
+                        continue;
+                    }
+                    Line::Text(text)
+                };
+                if tx.send(line).is_err() {
+                    break;
                 }
             }
         });
@@ -151,7 +206,11 @@ impl EngineProcess {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
-                Ok(line) => {
+                Ok(Line::TooLong) => {
+                    self.log("<", &format!("(a line longer than {MAX_LINE} bytes)"));
+                    return Err(ReplyError::TooLong);
+                }
+                Ok(Line::Text(line)) => {
                     self.log("<", &line);
                     if !wanted(&line) {
                         continue;
@@ -160,6 +219,16 @@ impl EngineProcess {
                 }
                 Err(RecvTimeoutError::Timeout) => return Err(ReplyError::Timeout),
                 Err(RecvTimeoutError::Disconnected) => return Err(ReplyError::Closed),
+            }
+        }
+    }
+
+    /// Discards what the engine printed and nobody read (a reply too many
+    /// to the last game's command must not answer the next game's).
+    pub fn drain(&mut self) {
+        while let Ok(line) = self.lines.try_recv() {
+            if let Line::Text(l) = line {
+                self.log("<", &format!("{l} (left over, skipped)"));
             }
         }
     }

@@ -4,9 +4,10 @@
 //! a tolerance), crashing, hanging or breaking the protocol loses; a full
 //! board or the ply cap is a draw.
 
-use super::process::{EngineProcess, ReplyError};
+use super::process::{is_reply, EngineProcess, ReplyError};
 use super::setup::TimeControl;
 use crate::board::Board;
+use crate::protocol::command::parse_xy;
 use crate::types::{Color, Pos, Rule};
 use std::time::{Duration, Instant};
 
@@ -51,7 +52,8 @@ pub struct GameRecord {
     pub moves: Vec<(Pos, u64)>,
     pub outcome: Outcome,
     pub reason: String,
-    /// Which side's engine broke down (crash, hang, protocol), to restart it.
+    /// Which side's engine broke down (crash, hang, a protocol error, a
+    /// move on a taken or off-board cell: out of step), to restart it.
     pub faulty: Option<Color>,
 }
 
@@ -83,12 +85,18 @@ fn lose(
 
 /// Starts a new game on an engine: START, then the INFO settings.
 fn prepare(e: &mut EngineProcess, cfg: &GameConfig) -> Result<(), String> {
-    e.send(&format!("START {}", cfg.size))?;
-    match e.reply(Instant::now() + Duration::from_secs(30)) {
+    e.drain();
+    e.send(&format!("START {}", cfg.size))
+        .map_err(|e| format!("crashed at START ({e})"))?;
+    // A move here is a reply too many to the last game, still on its way
+    // when the game ended: skipped (the log keeps it).
+    let not_a_move = |l: &str| is_reply(l) && l.split_whitespace().all(|m| parse_xy(m).is_none());
+    match e.reply_where(Instant::now() + Duration::from_secs(30), not_a_move) {
         Ok(r) if r.trim().eq_ignore_ascii_case("OK") => {}
         Ok(r) => return Err(format!("answered START with '{r}'")),
         Err(ReplyError::Timeout) => return Err("no answer to START".into()),
         Err(ReplyError::Closed) => return Err("crashed at START".into()),
+        Err(ReplyError::TooLong) => return Err("a line too long at START".into()),
     }
     let ms = |d: Option<Duration>| d.map(|d| d.as_millis() as u64).unwrap_or(0);
     let rule = cfg.rule.gomocup();
@@ -233,6 +241,10 @@ pub fn play(
                 )
             }
             Err(ReplyError::Closed) => return lose(side, "crashed".into(), true, opening, moves),
+            Err(ReplyError::TooLong) => {
+                let why = format!("a line longer than {} bytes", super::process::MAX_LINE);
+                return lose(side, why, true, opening, moves);
+            }
         };
         let Some((x, y)) = crate::protocol::command::parse_xy(&line) else {
             return lose(
@@ -273,7 +285,7 @@ pub fn play(
             return lose(
                 side,
                 format!("illegal move {x},{y}: off the board"),
-                false,
+                true,
                 opening,
                 moves,
             );
@@ -283,7 +295,7 @@ pub fn play(
             return lose(
                 side,
                 format!("illegal move {x},{y}: occupied"),
-                false,
+                true,
                 opening,
                 moves,
             );

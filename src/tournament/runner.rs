@@ -8,7 +8,7 @@ use super::records::{psq, sgf};
 use super::referee::{play, GameConfig, GameRecord, Outcome};
 use super::report::progress;
 pub use super::report::{json, report, time_use};
-use super::setup::{parse_opening, transform, EngineSpec};
+use super::setup::{parse_playable_opening, transform, EngineSpec};
 use super::stats::{Penta, Sprt, SprtVerdict, Wdl};
 use crate::types::{Color, Pos};
 use rand::rngs::StdRng;
@@ -164,7 +164,7 @@ fn schedule(cfg: &MatchConfig) -> Result<Vec<Job>, String> {
                 (String::new(), Vec::new())
             } else {
                 let text = cfg.openings[order[round % order.len()]].clone();
-                let mut moves = parse_opening(&text, cfg.game.size)?;
+                let mut moves = parse_playable_opening(&text, cfg.game.size, cfg.game.rule)?;
                 if cfg.transform {
                     let k = (round / order.len()) % 8;
                     moves = moves
@@ -222,6 +222,9 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
         ));
     }
     let done: HashSet<usize> = cfg.done.iter().map(|g| g.number).collect();
+    if done.len() < cfg.done.len() {
+        return Err("the results to resume hold a game twice".into());
+    }
     jobs.retain(|j| !done.contains(&j.number));
     if let Some(d) = &cfg.psq_dir {
         fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
@@ -229,20 +232,13 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
     if let Some(d) = &cfg.log_dir {
         fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
     }
-    // Names: start each engine once (ABOUT), unless named.
+    // Start each engine once before the first game: one that cannot start
+    // is an error now. Its name comes from ABOUT unless given.
     let mut names = Vec::new();
     for (i, spec) in cfg.engines.iter().enumerate() {
-        let name = match &spec.name {
-            Some(n) => n.clone(),
-            None => {
-                let e = EngineProcess::spawn(spec, None)
-                    .map_err(|e| format!("engine {}: {e}", i + 1))?;
-                let n = e.name.clone();
-                e.quit();
-                n
-            }
-        };
-        names.push(name);
+        let e = EngineProcess::spawn(spec, None).map_err(|e| format!("engine {}: {e}", i + 1))?;
+        names.push(spec.name.clone().unwrap_or_else(|| e.name.clone()));
+        e.quit();
     }
     // Same names: number them.
     for i in 0..names.len() {
@@ -306,12 +302,48 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
     }
     let tty = std::io::stderr().is_terminal();
     let started = Instant::now();
+    // Games in a row that ended before a move because an engine did not
+    // start (or answer START): past `START_FAILURES`, the match stops.
+    let mut start_failures = 0;
+    let mut broken: Option<String> = None;
+    let snapshot = |games: &[Played], interrupted: bool| Summary {
+        names: names.clone(),
+        pairs: Vec::new(),
+        games: games.to_vec(),
+        sprt: None,
+        interrupted,
+        tc: cfg.game.tc,
+        config: cfg.fingerprint(),
+        scheduled: total,
+        shard: cfg.shard,
+        size: cfg.game.size,
+        rule: cfg.game.rule,
+    };
     loop {
         match rx.recv_timeout(Duration::from_millis(100)) {
             Ok(p) => {
+                if failed_to_start(&p.record) {
+                    start_failures += 1;
+                    if start_failures >= START_FAILURES {
+                        broken = Some(format!(
+                            "{start_failures} games in a row ended before a move: {}",
+                            p.record.reason
+                        ));
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                    // Not a game: it is played again on --resume.
+                    continue;
+                }
+                start_failures = 0;
                 record_game(cfg, &names, &p)?;
                 add_game(&mut pairs, &p);
                 games.push(p);
+                // Every finished game is on disk at once, so a killed
+                // match resumes from it.
+                if let Some(f) = &cfg.json_file {
+                    let s = summarize(snapshot(&games, true), cfg.sprt);
+                    write_atomically(f, &json(&s))?;
+                }
                 if let Some(s) = cfg.sprt {
                     let (llr, verdict) = sprt_of(s, &pairs);
                     sprt_state = Some((s, llr, verdict));
@@ -332,28 +364,13 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
     if tty {
         eprintln!();
     }
-    let interrupted = interrupt.load(Ordering::SeqCst);
+    let interrupted = interrupt.load(Ordering::SeqCst) || broken.is_some();
     if !interrupted {
         for w in workers {
             let _ = w.join();
         }
     }
-    let summary = summarize(
-        Summary {
-            names,
-            pairs: Vec::new(),
-            games,
-            sprt: None,
-            interrupted,
-            tc: cfg.game.tc,
-            config: cfg.fingerprint(),
-            scheduled: total,
-            shard: cfg.shard,
-            size: cfg.game.size,
-            rule: cfg.game.rule,
-        },
-        cfg.sprt,
-    );
+    let summary = summarize(snapshot(&games, interrupted), cfg.sprt);
     if let Some(f) = &cfg.sgf_file {
         let mut text = String::new();
         for g in &summary.games {
@@ -368,9 +385,33 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
         fs::write(f, text).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
     }
     if let Some(f) = &cfg.json_file {
-        fs::write(f, json(&summary)).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+        write_atomically(f, &json(&summary))?;
     }
-    Ok(summary)
+    match broken {
+        Some(why) => Err(format!("the match stopped: {why}")),
+        None => Ok(summary),
+    }
+}
+
+/// Games in a row that may end before a move before the match stops.
+const START_FAILURES: usize = 3;
+
+/// Did the game end before a move because an engine would not start?
+fn failed_to_start(r: &GameRecord) -> bool {
+    r.moves.is_empty()
+        && r.faulty.is_some()
+        && (r.reason == "engine failed to start" || r.reason.contains("START"))
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, so the
+/// file is always either the old or the new one, whole.
+fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), String> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    fs::write(&tmp, text)
+        .and_then(|_| fs::rename(&tmp, path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Adds a finished game to its pair's statistics (first engine's view);

@@ -1,7 +1,8 @@
 //! Parsing of match settings: time controls, opening books, engine
 //! command lines.
 
-use crate::types::{parse_pos_list, Pos};
+use crate::board::Board;
+use crate::types::{parse_pos_list, Color, Pos, Rule};
 use std::time::Duration;
 
 /// A time control: per move, per game, increment per move.
@@ -106,11 +107,32 @@ pub fn parse_opening(line: &str, size: usize) -> Result<Vec<Pos>, String> {
     Ok(out)
 }
 
-/// The opening lines of a book file: CRLF or LF, a missing final newline,
+/// One opening line checked for a game under `rule`: it must leave a game
+/// to play (no five on the board, no full board) and, under renju, place
+/// no black stone on a cell forbidden when it is played.
+pub fn parse_playable_opening(line: &str, size: usize, rule: Rule) -> Result<Vec<Pos>, String> {
+    let moves = parse_opening(line, size)?;
+    let mut board = Board::new(size, rule).map_err(|e| e.to_string())?;
+    for &p in &moves {
+        if board.side_to_move() == Color::Black && board.is_forbidden(p) {
+            return Err(format!("opening '{}': black {p} is forbidden", line.trim()));
+        }
+        board.make(p);
+        if board.is_won() {
+            return Err(format!("opening '{}' already holds a five", line.trim()));
+        }
+    }
+    if board.is_full() {
+        return Err(format!("opening '{}' fills the board", line.trim()));
+    }
+    Ok(moves)
+}
+
+/// The opening lines of a book file: LF, CRLF or CR, a missing final newline,
 /// blank lines and `#` comments accepted.
 pub fn book_lines(text: &str) -> Vec<String> {
-    text.lines()
-        .map(|l| l.trim_end_matches('\r').trim())
+    text.split(['\n', '\r'])
+        .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(str::to_string)
         .collect()
@@ -125,14 +147,16 @@ pub struct Book {
     pub skipped: Option<(usize, String)>,
 }
 
-/// The openings of a book file that fit a `size` board. A book with none
+/// The openings of a book file that fit a `size` board and leave a game
+/// to play under `rule` ([`parse_playable_opening`]). A book with none
 /// that fit is an error.
-pub fn load_book(path: &std::path::Path, size: usize) -> Result<Book, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+pub fn load_book(path: &std::path::Path, size: usize, rule: Rule) -> Result<Book, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    // A line that is not UTF-8 is one more line that does not fit.
+    let text = String::from_utf8_lossy(&bytes);
     let (fit, skipped): (Vec<String>, Vec<String>) = book_lines(&text)
         .into_iter()
-        .partition(|l| parse_opening(l, size).is_ok());
+        .partition(|l| parse_playable_opening(l, size, rule).is_ok());
     if fit.is_empty() {
         return Err(format!(
             "{} holds no opening for a {size}x{size} board",
@@ -142,7 +166,9 @@ pub fn load_book(path: &std::path::Path, size: usize) -> Result<Book, String> {
     let why = skipped.first().map(|first| {
         (
             skipped.len(),
-            parse_opening(first, size).err().unwrap_or_default(),
+            parse_playable_opening(first, size, rule)
+                .err()
+                .unwrap_or_default(),
         )
     });
     Ok(Book {
@@ -273,6 +299,69 @@ impl EngineSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    /// Opening files of random bytes, 1 MB lines, CR-only and CRLF mixes,
+    /// off-board and repeated moves, fives and full boards: the book reader
+    /// never panics, and every opening it keeps is a game to play.
+    #[test]
+    fn fuzzed_opening_books() {
+        let mut rng = StdRng::seed_from_u64(9);
+        let dir = std::env::temp_dir().join(format!("tengen-books-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (mut lines, mut kept, mut files) = (0usize, 0usize, 0usize);
+        // Mostly on the board, now and then one column or row past it.
+        let pos = |rng: &mut StdRng, size: usize| {
+            let edge = size + (rng.gen_range(0..20) == 0) as usize;
+            Pos::new(rng.gen_range(0..edge), rng.gen_range(0..edge)).to_pos_string()
+        };
+        for f in 0..300 {
+            let size = [5, 6, 15, 20][f % 4];
+            let rule = Rule::ALL[f % Rule::ALL.len()];
+            let mut text: Vec<u8> = Vec::new();
+            for _ in 0..rng.gen_range(0..200) {
+                let line: Vec<u8> = match rng.gen_range(0..10) {
+                    0 => (0..rng.gen_range(0..60)).map(|_| rng.gen()).collect(),
+                    1 if rng.gen_range(0..50) == 0 => vec![b'h'; 1 << 20],
+                    2 => {
+                        let n = rng.gen_range(0..8) * 2 + rng.gen_range(0..10) / 9;
+                        let offs: Vec<String> =
+                            (0..n).map(|_| rng.gen_range(-4..4).to_string()).collect();
+                        offs.join(", ").into_bytes()
+                    }
+                    3 => b"h8i8h9i9h10i10h11i11h12".to_vec(),
+                    4 => b"# a comment".to_vec(),
+                    _ => (0..rng.gen_range(0..8))
+                        .map(|_| pos(&mut rng, size))
+                        .collect::<String>()
+                        .into_bytes(),
+                };
+                text.extend_from_slice(&line);
+                text.extend_from_slice([&b"\n"[..], b"\r\n", b"\r"][rng.gen_range(0..3)]);
+                lines += 1;
+            }
+            let path = dir.join(format!("book{f}.txt"));
+            std::fs::write(&path, &text).unwrap();
+            files += 1;
+            let Ok(book) = load_book(&path, size, rule) else {
+                continue;
+            };
+            for o in &book.openings {
+                let moves = parse_playable_opening(o, size, rule).expect("kept, so playable");
+                let mut b = Board::new(size, rule).unwrap();
+                for p in moves {
+                    assert!(b.is_empty(p), "{o}");
+                    b.make(p);
+                    assert!(!b.is_won(), "{o}");
+                }
+                kept += 1;
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        println!("opening fuzz: {files} files, {lines} lines, {kept} openings kept");
+        assert!(kept > 100, "{kept}");
+    }
 
     #[test]
     fn time_controls() {
@@ -319,6 +408,21 @@ mod tests {
         assert!(parse_opening("0,0, 1", 15).is_err());
         assert!(parse_opening("0,0, 9,0", 15).is_err());
         assert!(parse_opening("h8h8", 15).is_err());
+        // Openings that leave no game: a five, a full board, a forbidden
+        // black stone (renju: h8 is a double three for black at the end).
+        let five = "h8i8h9i9h10i10h11i11h12";
+        assert!(parse_opening(five, 15).is_ok());
+        let e = parse_playable_opening(five, 15, Rule::Freestyle).unwrap_err();
+        assert!(e.contains("five"), "{e}");
+        let full: String = (0..25)
+            .map(|i| Pos::new(i % 5, i / 5).to_pos_string())
+            .collect();
+        let e = parse_playable_opening(&full, 5, Rule::Freestyle).unwrap_err();
+        assert!(e.contains("five") || e.contains("fills"), "{e}");
+        let double_three = "f8a1g8a15h6o1h7o15h8";
+        assert!(parse_playable_opening(double_three, 15, Rule::Freestyle).is_ok());
+        let e = parse_playable_opening(double_three, 15, Rule::Renju).unwrap_err();
+        assert!(e.contains("forbidden"), "{e}");
         assert!(parse_opening("zz", 15).is_err());
         // The c-gomoku-cli example file: CRLF, no final newline.
         let text = "8,-3, 6,-4\r\n\r\n6,6, 4,6\r\n# comment\r\n-1,3";
