@@ -63,24 +63,31 @@ fn results(json: &Path) -> serde_json::Value {
     serde_json::from_str(&fs::read_to_string(json).unwrap()).unwrap()
 }
 
+/// tengen against `other`: `games` games with the options `extra`,
+/// results in `json`.
+fn tengen_vs(other: &str, games: &str, json: &Path, extra: &[&str]) -> Output {
+    let tengen = format!("name=tengen,cmd={BIN}");
+    let mut args = vec!["--engine", &tengen, "--engine", other, "--games", games];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--json", json.to_str().unwrap()]);
+    run(&args)
+}
+
+/// tengen against `other`: 200 games under an SPRT.
+fn sprt_match(json: &Path, other: &str) -> Output {
+    tengen_vs(
+        other,
+        "200",
+        json,
+        &["--nodes", "1000", "--sprt", "elo0=0,elo1=10"],
+    )
+}
+
 #[test]
 fn an_engine_that_cannot_start_is_an_error_before_the_first_game() {
     let d = scratch("nostart");
     let json = d.join("r.json");
-    let out = run(&[
-        "--engine",
-        &format!("name=tengen,cmd={BIN}"),
-        "--engine",
-        "name=new,cmd=/nonexistent/x",
-        "--games",
-        "200",
-        "--nodes",
-        "1000",
-        "--sprt",
-        "elo0=0,elo1=10",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
+    let out = sprt_match(&json, "name=new,cmd=/nonexistent/x");
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("cannot start"), "{err}");
@@ -95,20 +102,7 @@ fn an_engine_that_cannot_start_is_an_error_before_the_first_game() {
     fs::write(&dies, "#!/usr/bin/env bash\nexit 1\n").unwrap();
     fs::set_permissions(&dies, fs::Permissions::from_mode(0o755)).unwrap();
     let t = Instant::now();
-    let out = run(&[
-        "--engine",
-        &format!("name=tengen,cmd={BIN}"),
-        "--engine",
-        &format!("name=dies,cmd={}", dies.display()),
-        "--games",
-        "200",
-        "--nodes",
-        "1000",
-        "--sprt",
-        "elo0=0,elo1=10",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
+    let out = sprt_match(&json, &format!("name=dies,cmd={}", dies.display()));
     let err = text(&out.stderr);
     assert!(!out.status.success(), "{err}");
     assert!(err.contains("the match stopped"), "{err}");
@@ -174,20 +168,7 @@ fn cr_lines_endless_lines_and_double_replies() {
     let d = scratch("lines");
     let json = d.join("r.json");
     let game = |other: &str, games: &str| {
-        run(&[
-            "--engine",
-            &format!("name=tengen,cmd={BIN}"),
-            "--engine",
-            other,
-            "--games",
-            games,
-            "--nodes",
-            "2000",
-            "--tc",
-            "5s",
-            "--json",
-            json.to_str().unwrap(),
-        ])
+        tengen_vs(other, games, &json, &["--nodes", "2000", "--tc", "5s"])
     };
     let reasons = || -> Vec<String> {
         results(&json)["games"]

@@ -332,29 +332,14 @@ fn self_play_game_at_100ms() {
 #[test]
 fn fuzzed_command_streams() {
     let mut rng = StdRng::seed_from_u64(11);
-    let words = [
-        "START",
-        "RECTSTART",
-        "RESTART",
-        "BEGIN",
-        "TURN",
-        "BOARD",
-        "YXBOARD",
-        "TAKEBACK",
-        "PLAY",
-        "INFO",
-        "YXSHOWFORBID",
-        "YXHASHCLEAR",
-        "YXNBEST",
-        "YXBLOCK",
-        "YXBLOCKUNDO",
-        "YXBLOCKRESET",
-        "SWAP2BOARD",
-        "STOP",
-        "FOO",
-        "turn",
-        "Board",
-    ];
+    // Every command but END (which ends the stream) and ABOUT (the sync
+    // marker below), and a few unknown.
+    let words: Vec<&str> = tengen::protocol::command::COMMAND_WORDS
+        .iter()
+        .copied()
+        .filter(|w| *w != "END" && *w != "ABOUT")
+        .chain(["FOO", "turn", "Board"])
+        .collect();
     let mut e = Engine::spawn();
     e.send("INFO max_node 3000\nINFO timeout_turn 50");
     for _ in 0..400 {
@@ -399,6 +384,7 @@ fn fuzzed_command_streams() {
             "INFO"
                 | "YXBOARD"
                 | "STOP"
+                | "YXSTOP"
                 | "YXHASHCLEAR"
                 | "YXBLOCK"
                 | "YXBLOCKUNDO"

@@ -34,6 +34,33 @@ pub enum Command {
     Malformed(String),
 }
 
+/// Every command word [`parse`] knows (Gomocup and Yixin-Board), for
+/// tests and fuzzers that build command streams.
+pub const COMMAND_WORDS: [&str; 22] = [
+    "START",
+    "RECTSTART",
+    "RESTART",
+    "BEGIN",
+    "TURN",
+    "BOARD",
+    "YXBOARD",
+    "SWAP2BOARD",
+    "TAKEBACK",
+    "PLAY",
+    "INFO",
+    "END",
+    "ABOUT",
+    "STOP",
+    "YXSTOP",
+    "YXSHOWFORBID",
+    "YXHASHCLEAR",
+    "YXNBEST",
+    "YXBLOCK",
+    "YXBLOCKUNDO",
+    "YXBLOCKRESET",
+    "DONE",
+];
+
 /// Parses "x,y" (spaces allowed around the numbers).
 pub fn parse_xy(s: &str) -> Option<(usize, usize)> {
     let mut it = s.split(',');

@@ -18,35 +18,6 @@ use std::sync::mpsc::TryRecvError;
 /// Lines fed in all (block lines and garbage included).
 const LINES: usize = 1_000_000;
 
-const WORDS: [&str; 26] = [
-    "START",
-    "RECTSTART",
-    "RESTART",
-    "BEGIN",
-    "TURN",
-    "BOARD",
-    "YXBOARD",
-    "SWAP2BOARD",
-    "TAKEBACK",
-    "PLAY",
-    "INFO",
-    "ABOUT",
-    "STOP",
-    "YXSTOP",
-    "YXSHOWFORBID",
-    "YXHASHCLEAR",
-    "YXNBEST",
-    "YXBLOCK",
-    "YXBLOCKUNDO",
-    "YXBLOCKRESET",
-    "DONE",
-    "MESSAGE",
-    "SUGGEST",
-    "yxboard",
-    "Turn",
-    "info",
-];
-
 const INFO_KEYS: [&str; 12] = [
     "timeout_turn",
     "timeout_match",
@@ -124,8 +95,12 @@ fn one_line(rng: &mut StdRng, size: usize) -> String {
         59 => "BEGIN".into(),
         60 => format!("YXNBEST {}", rng.gen_range(0..4)),
         61..=75 => {
-            // A known word with garbage after it.
-            let w = WORDS[rng.gen_range(0..WORDS.len())];
+            // A known word, in any case, with garbage after it.
+            let w = command::COMMAND_WORDS[rng.gen_range(0..command::COMMAND_WORDS.len())];
+            let w = match rng.gen_range(0..3) {
+                0 => w.to_ascii_lowercase(),
+                _ => w.to_string(),
+            };
             format!("{w} {}", garbage(rng))
         }
         _ => garbage(rng),

@@ -269,7 +269,12 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
                     Err(_) => None,
                 };
                 let Some(job) = job else { break };
-                let record = play_job(&cfg, &mut slots, &job, w);
+                let mut record = play_job(&cfg, &mut slots, &job, w);
+                if failed_to_start(&record) {
+                    // Once more, with the engine started afresh: a crash
+                    // at one START is not a game.
+                    record = play_job(&cfg, &mut slots, &job, w);
+                }
                 if interrupt.load(Ordering::SeqCst) {
                     break;
                 }
@@ -303,7 +308,8 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
     let tty = std::io::stderr().is_terminal();
     let started = Instant::now();
     // Games in a row that ended before a move because an engine did not
-    // start (or answer START): past `START_FAILURES`, the match stops.
+    // start (or answer START), twice each: past `START_FAILURES`, the
+    // match stops.
     let mut start_failures = 0;
     let mut broken: Option<String> = None;
     let snapshot = |games: &[Played], interrupted: bool| Summary {
