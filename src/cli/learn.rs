@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 use tengen::eval::weights::Weights;
+use tengen::learn::opengen::{generate, OpengenConfig};
 use tengen::learn::policy::{
     fit, flatten, label_games, unflatten, Label, LabelConfig, PolicyConfig, PolicySet,
 };
@@ -47,6 +48,47 @@ pub struct SelfplayArgs {
     /// Keep an opening when a short search scores it within this.
     #[arg(long, default_value_t = 150)]
     balance: i32,
+}
+
+#[derive(Args)]
+pub struct OpengenArgs {
+    /// Write the openings to this file (one a line, with the command that
+    /// made them as a comment first).
+    #[arg(long)]
+    out: PathBuf,
+    /// Number of openings.
+    #[arg(long, default_value_t = 100)]
+    count: usize,
+    /// freestyle, standard, renju, caro or caro-exact.
+    #[arg(long, default_value = "freestyle")]
+    rule: String,
+    /// Board size (5 to 22).
+    #[arg(long, default_value_t = 15)]
+    size: usize,
+    /// pos (h8i9h9) or offset (0,0, 1,1, 0,1 from the centre).
+    #[arg(long, default_value = "pos")]
+    format: String,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Searches run at once.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Stones in an opening, MIN-MAX.
+    #[arg(long, default_value = "3-8")]
+    stones: String,
+    /// Half-width of the square around the centre the stones fall in,
+    /// MIN-MAX.
+    #[arg(long, default_value = "2-4")]
+    area: String,
+    /// Kept when both searches score it within this.
+    #[arg(long, default_value_t = 80)]
+    balance: i32,
+    /// Depths of the quick and the deep check, QUICK-DEEP.
+    #[arg(long, default_value = "4-8")]
+    depths: String,
+    /// Nodes of the solver's check for a win by threats, for each side.
+    #[arg(long, default_value_t = 20_000)]
+    solver_nodes: u64,
 }
 
 #[derive(Args)]
@@ -191,6 +233,100 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
         }
         Err(e) => fail(format!("selfplay: {e}")),
     }
+}
+
+/// `MIN-MAX`, two numbers.
+fn range<T: std::str::FromStr>(s: &str) -> Option<(T, T)> {
+    let (lo, hi) = s.split_once('-')?;
+    Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
+}
+
+pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
+    let rule = match super::rule(&a.rule) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let offsets = match a.format.as_str() {
+        "pos" => false,
+        "offset" => true,
+        f => return fail(format!("--format {f}: expected pos or offset")),
+    };
+    let (Some(stones), Some(area), Some(depths)) =
+        (range(&a.stones), range(&a.area), range(&a.depths))
+    else {
+        return fail("--stones, --area and --depths are MIN-MAX");
+    };
+    let cfg = OpengenConfig {
+        rule,
+        size: a.size,
+        count: a.count,
+        seed: a.seed,
+        threads: a.threads,
+        stones,
+        area,
+        balance: a.balance,
+        depths,
+        solver_nodes: a.solver_nodes,
+        params: setup.params,
+        eval: setup.eval,
+    };
+    if let Err(e) = cfg.check() {
+        return fail(e);
+    }
+    let start = Instant::now();
+    let tty = std::io::stderr().is_terminal();
+    let openings = generate(&cfg, |done, total| {
+        let width = 30;
+        let filled = done * width / total.max(1);
+        eprint!(
+            "{}opengen [{}{}] {done}/{total} openings, {:.0} s{}",
+            if tty { "\r" } else { "" },
+            "#".repeat(filled),
+            ".".repeat(width - filled),
+            start.elapsed().as_secs_f64(),
+            if tty { "" } else { "\n" }
+        );
+    });
+    if tty {
+        eprintln!();
+    }
+    let args: Vec<String> = std::env::args().collect();
+    let mut text = format!(
+        "# made by: {}\n# {} {rule} openings, {}x{}, balanced within {} at depths {} and {}, no win by threats in {} solver nodes\n",
+        args.join(" "),
+        openings.len(),
+        a.size,
+        a.size,
+        a.balance,
+        depths.0,
+        depths.1,
+        a.solver_nodes
+    );
+    for o in &openings {
+        text.push_str(&if offsets {
+            o.to_offsets(a.size)
+        } else {
+            o.to_pos()
+        });
+        text.push('\n');
+    }
+    if let Err(e) = std::fs::write(&a.out, text) {
+        return fail(format!("cannot write {}: {e}", a.out.display()));
+    }
+    println!(
+        "{} openings in {:.1} s -> {}",
+        openings.len(),
+        start.elapsed().as_secs_f64(),
+        a.out.display()
+    );
+    if openings.len() < a.count {
+        return fail(format!(
+            "only {} of {} openings: the settings rarely give a balanced one",
+            openings.len(),
+            a.count
+        ));
+    }
+    ExitCode::SUCCESS
 }
 
 pub fn run_label(a: LabelArgs, setup: Setup) -> ExitCode {

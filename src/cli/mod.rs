@@ -1,7 +1,7 @@
 //! The subcommands: their arguments, checked through the library's own
 //! constructors, and what runs them. One file per family: `play`
 //! (analyze, solve), `matches` (match, merge), `bench` (bench, perft) and
-//! `learn` (selfplay, label, tune).
+//! `learn` (selfplay, label, tune, opengen).
 
 mod bench;
 mod learn;
@@ -48,6 +48,11 @@ pub enum Command {
     /// openings and write them (positions, results, search scores) for
     /// `tune`.
     Selfplay(learn::SelfplayArgs),
+    /// Make balanced openings for any rule and board (a book for matches
+    /// and testing): random stones near the centre, kept when tengen's
+    /// search finds them balanced at two depths and the solver finds no
+    /// win by threats.
+    Opengen(learn::OpengenArgs),
     /// Label self-play positions with the move a wider search chooses (the
     /// data `tune --policy` fits the move ordering to).
     Label(learn::LabelArgs),
@@ -94,6 +99,7 @@ pub fn run(command: Option<Command>, setup: Setup) -> ExitCode {
         Some(Command::Selfplay(a)) => learn::run_selfplay(a, setup),
         Some(Command::Tune(a)) => learn::run_tune(a, setup),
         Some(Command::Label(a)) => learn::run_label(a, setup),
+        Some(Command::Opengen(a)) => learn::run_opengen(a, setup),
         Some(Command::Analyze(a)) => play::run_analyze(a, setup),
         Some(Command::Solve(a)) => play::run_solve(a),
         None => {

@@ -7,6 +7,7 @@
 
 pub mod adam;
 pub mod data;
+pub mod opengen;
 pub mod policy;
 pub mod selfplay;
 pub mod tune;

@@ -1,0 +1,392 @@
+//! Balanced openings for any rule and board: random stones in a small area
+//! near the centre, kept when tengen's search scores the position within a
+//! window at a quick depth and again at a deeper one, and the threat solver
+//! finds no forced win for either side. Renju black never stands on a
+//! forbidden cell. Each opening comes from its own random stream (the seed
+//! and its index), and duplicates (under the 8 board symmetries) are
+//! dropped in index order, so a seed gives the same book whatever the
+//! number of threads.
+
+use crate::board::rules::is_banned;
+use crate::board::Board;
+use crate::eval::Evaluator;
+use crate::search::params::Params;
+use crate::search::{Limits, Searcher};
+use crate::solver::{Mode, Outcome, SolveLimits, Solver};
+use crate::types::{Pos, Rule};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// What to make.
+#[derive(Clone, Debug)]
+pub struct OpengenConfig {
+    pub rule: Rule,
+    pub size: usize,
+    /// Openings wanted.
+    pub count: usize,
+    pub seed: u64,
+    pub threads: usize,
+    /// Stones in an opening: at least, at most.
+    pub stones: (usize, usize),
+    /// Half-width of the square around the centre the stones fall in: at
+    /// least, at most (drawn per opening).
+    pub area: (usize, usize),
+    /// Kept when both searches score it within this (the side to move's
+    /// view).
+    pub balance: i32,
+    /// Depths of the quick and the deeper check.
+    pub depths: (i32, i32),
+    /// Node budget of each solver check (one per side).
+    pub solver_nodes: u64,
+    pub params: Params,
+    pub eval: Evaluator,
+}
+
+impl Default for OpengenConfig {
+    fn default() -> OpengenConfig {
+        OpengenConfig {
+            rule: Rule::Freestyle,
+            size: 15,
+            count: 100,
+            seed: 1,
+            threads: 1,
+            stones: (3, 8),
+            area: (2, 4),
+            balance: 80,
+            depths: (4, 8),
+            solver_nodes: 20_000,
+            params: Params::default(),
+            eval: Evaluator::shipped(),
+        }
+    }
+}
+
+impl OpengenConfig {
+    /// Checks the settings.
+    pub fn check(&self) -> Result<(), String> {
+        crate::board::check_size(self.size).map_err(|e| e.to_string())?;
+        let (lo, hi) = self.stones;
+        if lo == 0 || lo > hi || hi >= self.size * self.size / 2 {
+            return Err(format!(
+                "stones {lo}-{hi}: expected 1 <= MIN <= MAX, below half the board"
+            ));
+        }
+        let (a, b) = self.area;
+        if a == 0 || a > b || 2 * b + 1 > self.size {
+            return Err(format!(
+                "area {a}-{b}: expected 1 <= MIN <= MAX, inside the board"
+            ));
+        }
+        // The square must hold the stones.
+        if (2 * a + 1) * (2 * a + 1) < hi + 1 {
+            return Err(format!("an area of {a} holds fewer than {hi} stones"));
+        }
+        if self.count == 0 || self.threads == 0 {
+            return Err("count and threads must be at least 1".into());
+        }
+        if self.balance < 0 || self.depths.0 < 1 || self.depths.0 > self.depths.1 {
+            return Err("balance must be >= 0 and depths 1 <= QUICK <= DEEP".into());
+        }
+        Ok(())
+    }
+}
+
+/// One opening with the scores that kept it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opening {
+    pub moves: Vec<Pos>,
+    /// The quick and the deep search's scores, for the side to move.
+    pub scores: (i32, i32),
+}
+
+impl Opening {
+    /// Pos notation: `h8i9h9`.
+    pub fn to_pos(&self) -> String {
+        self.moves.iter().map(|p| p.to_pos_string()).collect()
+    }
+
+    /// Offset notation from the centre of a `size` board: `0,0, 1,-1`.
+    pub fn to_offsets(&self, size: usize) -> String {
+        let c = (size / 2) as i64;
+        self.moves
+            .iter()
+            .map(|p| format!("{},{}", p.x() as i64 - c, p.y() as i64 - c))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The candidate of index `index`: random stones (tried until one passes,
+/// `None` after many tries).
+fn candidate(
+    cfg: &OpengenConfig,
+    index: u64,
+    searcher: &mut Searcher,
+    solver: &mut Solver,
+) -> Option<Opening> {
+    let mut rng = StdRng::seed_from_u64(cfg.seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let c = (cfg.size / 2) as i64;
+    for _ in 0..500 {
+        let mut board = Board::new(cfg.size, cfg.rule).ok()?;
+        let stones = rng.gen_range(cfg.stones.0..=cfg.stones.1);
+        let r = rng.gen_range(cfg.area.0..=cfg.area.1) as i64;
+        let mut tries = 0;
+        while board.ply() < stones && tries < 2000 {
+            tries += 1;
+            let p = Pos::new(
+                (c + rng.gen_range(-r..=r)) as usize,
+                (c + rng.gen_range(-r..=r)) as usize,
+            );
+            let me = board.side_to_move();
+            if !board.is_empty(p) || is_banned(&mut board, me, p) || board.makes_five(me, p) {
+                continue;
+            }
+            board.make(p);
+        }
+        if board.ply() < stones {
+            continue;
+        }
+        let Some(scores) = balanced(cfg, &mut board, searcher, solver) else {
+            continue;
+        };
+        return Some(Opening {
+            moves: board.moves().map(|(p, _)| p).collect(),
+            scores,
+        });
+    }
+    None
+}
+
+fn score(searcher: &mut Searcher, board: &mut Board, depth: i32) -> i32 {
+    searcher.clear();
+    searcher.search(board, &Limits::depth(depth), |_| {}).score
+}
+
+/// The quick and the deep score when both are within the window (the
+/// deeper search only for those the quick one passes) and the solver finds
+/// no win by threats for either side.
+fn balanced(
+    cfg: &OpengenConfig,
+    board: &mut Board,
+    searcher: &mut Searcher,
+    solver: &mut Solver,
+) -> Option<(i32, i32)> {
+    let quick = score(searcher, board, cfg.depths.0);
+    if quick.abs() > cfg.balance {
+        return None;
+    }
+    let deep = score(searcher, board, cfg.depths.1);
+    if deep.abs() > cfg.balance {
+        return None;
+    }
+    let limits = SolveLimits {
+        mode: Mode::Vct,
+        nodes: cfg.solver_nodes.max(1),
+        ..SolveLimits::default()
+    };
+    for side in [board.side_to_move(), board.side_to_move().opposite()] {
+        let toggled = side != board.side_to_move();
+        if toggled {
+            board.toggle_side();
+        }
+        solver.clear();
+        let win = matches!(solver.solve(board, &limits).outcome, Outcome::Win(_));
+        if toggled {
+            board.toggle_side();
+        }
+        if win {
+            return None;
+        }
+    }
+    Some((quick, deep))
+}
+
+/// The 8 symmetries of a position, as the smallest sorted list of
+/// (cell, colour): equal for openings that are the same up to symmetry.
+fn canonical(moves: &[Pos], size: usize) -> Vec<(usize, usize, bool)> {
+    let n = size as i64 - 1;
+    (0..8)
+        .map(|k| {
+            let mut v: Vec<(usize, usize, bool)> = moves
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let (x, y) = (p.x() as i64, p.y() as i64);
+                    let (x, y) = if k & 1 == 1 { (y, x) } else { (x, y) };
+                    let x = if k & 2 == 2 { n - x } else { x };
+                    let y = if k & 4 == 4 { n - y } else { y };
+                    (x as usize, y as usize, i % 2 == 0)
+                })
+                .collect();
+            v.sort_unstable();
+            v
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// Makes `cfg.count` openings, calling `progress(done, count)` as they
+/// come. Deterministic for a seed, whatever `cfg.threads`.
+pub fn generate(cfg: &OpengenConfig, mut progress: impl FnMut(usize, usize)) -> Vec<Opening> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut next_index = 0u64;
+    while out.len() < cfg.count {
+        // A batch of indices, searched in parallel, merged in index order.
+        let want = cfg.count - out.len();
+        let batch = (want + want / 4 + cfg.threads) as u64;
+        let results: Mutex<Vec<Option<Opening>>> = Mutex::new(vec![None; batch as usize]);
+        let next = AtomicUsize::new(0);
+        let done = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..cfg.threads {
+                s.spawn(|| {
+                    let mut searcher =
+                        Searcher::with_eval(cfg.params.clone(), cfg.eval.clone(), 2 << 20);
+                    let mut solver = Solver::new();
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        if k >= batch as usize {
+                            break;
+                        }
+                        let o = candidate(cfg, next_index + k as u64, &mut searcher, &mut solver);
+                        if let Ok(mut r) = results.lock() {
+                            r[k] = o;
+                        }
+                        done.fetch_add(1, Ordering::Relaxed);
+                    }
+                });
+            }
+        });
+        next_index += batch;
+        let results = results.into_inner().unwrap_or_default();
+        for o in results.into_iter().flatten() {
+            if out.len() < cfg.count && seen.insert(canonical(&o.moves, cfg.size)) {
+                out.push(o);
+            }
+        }
+        progress(out.len(), cfg.count);
+        if next_index > 50 * cfg.count as u64 + 1000 {
+            // Settings that (almost) never give a balanced opening.
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small(rule: Rule, threads: usize) -> OpengenConfig {
+        OpengenConfig {
+            rule,
+            count: 4,
+            threads,
+            depths: (2, 3),
+            solver_nodes: 1000,
+            ..OpengenConfig::default()
+        }
+    }
+
+    #[test]
+    fn openings_are_balanced_legal_distinct_and_deterministic() {
+        for rule in [Rule::Freestyle, Rule::Renju] {
+            let cfg = small(rule, 1);
+            let a = generate(&cfg, |_, _| {});
+            assert_eq!(a.len(), 4, "{rule}");
+            let b = generate(
+                &OpengenConfig {
+                    threads: 3,
+                    ..cfg.clone()
+                },
+                |_, _| {},
+            );
+            assert_eq!(a, b, "{rule}: the same book on 1 and 3 threads");
+            let mut forms = HashSet::new();
+            for o in &a {
+                assert!(
+                    forms.insert(canonical(&o.moves, 15)),
+                    "a repeat: {}",
+                    o.to_pos()
+                );
+                assert!(o.scores.0.abs() <= cfg.balance && o.scores.1.abs() <= cfg.balance);
+                assert!((3..=8).contains(&o.moves.len()));
+                let mut b = Board::new(15, rule).unwrap();
+                for &p in &o.moves {
+                    let me = b.side_to_move();
+                    assert!(b.is_empty(p) && !is_banned(&mut b, me, p), "{}", o.to_pos());
+                    assert!(p.x().abs_diff(7) <= 4 && p.y().abs_diff(7) <= 4);
+                    b.make(p);
+                    assert!(!b.is_won());
+                }
+                // Both notations give the same moves.
+                assert_eq!(crate::types::parse_pos_list(&o.to_pos()).unwrap(), o.moves);
+                let nums: Vec<i64> = o
+                    .to_offsets(15)
+                    .split([',', ' '])
+                    .filter(|t| !t.is_empty())
+                    .map(|t| t.parse().unwrap())
+                    .collect();
+                let off: Vec<Pos> = nums
+                    .chunks(2)
+                    .map(|c| Pos::new((7 + c[0]) as usize, (7 + c[1]) as usize))
+                    .collect();
+                assert_eq!(off, o.moves);
+            }
+            // Another seed, another book.
+            let c = generate(&OpengenConfig { seed: 2, ..cfg }, |_, _| {});
+            assert_ne!(a, c);
+        }
+    }
+
+    #[test]
+    fn bad_settings_are_refused() {
+        let ok = OpengenConfig::default();
+        assert!(ok.check().is_ok());
+        for bad in [
+            OpengenConfig {
+                size: 4,
+                ..ok.clone()
+            },
+            OpengenConfig {
+                stones: (5, 3),
+                ..ok.clone()
+            },
+            OpengenConfig {
+                stones: (0, 3),
+                ..ok.clone()
+            },
+            OpengenConfig {
+                area: (1, 9),
+                ..ok.clone()
+            },
+            OpengenConfig {
+                area: (1, 1),
+                stones: (3, 12),
+                ..ok.clone()
+            },
+            OpengenConfig {
+                count: 0,
+                ..ok.clone()
+            },
+            OpengenConfig {
+                depths: (6, 4),
+                ..ok.clone()
+            },
+        ] {
+            assert!(bad.check().is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn symmetric_openings_are_one() {
+        let p = |s: &str| crate::types::parse_pos_list(s).unwrap();
+        assert_eq!(canonical(&p("h8i9"), 15), canonical(&p("h8g7"), 15));
+        assert_eq!(canonical(&p("h8i8j9"), 15), canonical(&p("h8h9i10"), 15));
+        assert_ne!(canonical(&p("h8i9"), 15), canonical(&p("h8i8"), 15));
+    }
+}
