@@ -1,0 +1,36 @@
+//! The opening books tengen made (`openings/tengen_opengen_*`): every line
+//! loads as a playable opening for its rule and board, and the tuning and
+//! held-out parts of a book share no opening.
+
+use std::collections::HashSet;
+use std::path::Path;
+use tengen::tournament::setup::load_book;
+use tengen::Rule;
+
+#[test]
+fn the_generated_books_load_whole_and_their_parts_are_disjoint() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("openings");
+    let books = [
+        ("f15", Rule::Freestyle, 15),
+        ("f20", Rule::Freestyle, 20),
+        ("r15", Rule::Renju, 15),
+        ("s15", Rule::Standard, 15),
+        ("c15", Rule::Caro, 15),
+    ];
+    for (name, rule, size) in books {
+        let mut parts = Vec::new();
+        for (part, want) in [("tune", 2000), ("holdout", 500)] {
+            let path = root.join(format!("tengen_opengen_{name}_{part}.pos.txt"));
+            let book = load_book(&path, size, rule).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(book.skipped, None, "{}", path.display());
+            assert_eq!(book.openings.len(), want, "{}", path.display());
+            let set: HashSet<String> = book.openings.into_iter().collect();
+            assert_eq!(set.len(), want, "{}: a repeated line", path.display());
+            parts.push(set);
+        }
+        assert!(
+            parts[0].is_disjoint(&parts[1]),
+            "{name}: tuning and held-out overlap"
+        );
+    }
+}
