@@ -147,7 +147,22 @@ pub fn run(
     limit: BenchLimit,
     out: &mut impl Write,
 ) -> io::Result<BenchTotals> {
-    let mut searcher = Searcher::new(Params::default(), HASH_BYTES);
+    run_with(
+        positions,
+        limit,
+        Searcher::new(Params::default(), HASH_BYTES),
+        out,
+    )
+}
+
+/// [`run`] with this searcher's parameters and evaluation (the signature
+/// is that of the defaults: [`run`]).
+pub fn run_with(
+    positions: &[BenchPosition],
+    limit: BenchLimit,
+    mut searcher: Searcher,
+    out: &mut impl Write,
+) -> io::Result<BenchTotals> {
     let mut total_nodes = 0u64;
     let mut total_time = Duration::ZERO;
     let mut depths = Vec::new();

@@ -1,12 +1,13 @@
 //! `bench` (the search's speed and node signature) and `perft` (the board's
 //! move counts and speed).
 
-use super::{fail, position, PositionArgs};
+use super::{fail, position, PositionArgs, Setup};
 use clap::Args;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use tengen::bench::{self, BenchLimit};
 use tengen::perft::perft;
+use tengen::search::Searcher;
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -29,7 +30,7 @@ pub struct PerftArgs {
     at: PositionArgs,
 }
 
-pub fn run_bench(a: BenchArgs) -> ExitCode {
+pub fn run_bench(a: BenchArgs, setup: Setup) -> ExitCode {
     let (depth, movetime) = (a.depth, a.movetime);
     let limit = match (depth, movetime) {
         (_, Some(ms)) if ms > 0 => BenchLimit::MoveTime(Duration::from_millis(ms)),
@@ -38,7 +39,10 @@ pub fn run_bench(a: BenchArgs) -> ExitCode {
         _ => return fail("--depth must be 1 to 60 and --movetime above 0"),
     };
     let stdout = std::io::stdout();
-    match bench::run(bench::POSITIONS, limit, &mut stdout.lock()) {
+    // The signature is that of the defaults; TENGEN_PARAMS or
+    // TENGEN_WEIGHTS, when set, are benched instead.
+    let searcher = Searcher::with_eval(setup.params, setup.eval, bench::HASH_BYTES);
+    match bench::run_with(bench::POSITIONS, limit, searcher, &mut stdout.lock()) {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -93,7 +93,7 @@ impl Setup {
 pub fn run(command: Option<Command>, setup: Setup) -> ExitCode {
     match command {
         Some(Command::Perft(a)) => bench::run_perft(a),
-        Some(Command::Bench(a)) => bench::run_bench(a),
+        Some(Command::Bench(a)) => bench::run_bench(a, setup),
         Some(Command::Match(a)) => matches::run_match(*a),
         Some(Command::Merge(a)) => matches::run_merge(a),
         Some(Command::Selfplay(a)) => learn::run_selfplay(a, setup),
