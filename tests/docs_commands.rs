@@ -1,8 +1,8 @@
 //! The quick shell blocks of the README and of `docs/` (the ones fenced
 //! as `sh`) run against the built binary, so a documented command never
 //! rots. Each block runs with bash (`-e`, `-o pipefail`) in a fresh folder
-//! that sees the repository's `openings/` and `tests/`, with the binary
-//! first on PATH; it must exit 0. Longer examples are fenced as plain
+//! that sees the repository's `openings/`, `scripts/` and `tests/`, with
+//! the binary first on PATH; it must exit 0. Longer examples are fenced as plain
 //! text and are not run.
 
 use std::path::{Path, PathBuf};
@@ -70,7 +70,7 @@ fn documented_shell_blocks_run() {
             ));
             let _ = std::fs::remove_dir_all(&dir);
             std::fs::create_dir_all(&dir).expect("temp dir");
-            for link in ["openings", "tests"] {
+            for link in ["openings", "scripts", "tests"] {
                 std::os::unix::fs::symlink(root.join(link), dir.join(link)).expect("link");
             }
             let out = Command::new("bash")

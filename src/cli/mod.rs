@@ -1,7 +1,7 @@
 //! The subcommands: their arguments, checked through the library's own
 //! constructors, and what runs them. One file per family: `play`
 //! (analyze, solve), `matches` (match, merge), `bench` (bench, perft) and
-//! `learn` (selfplay, label, tune, opengen).
+//! `learn` (selfplay, label, tune, opengen, spsa).
 
 mod bench;
 mod learn;
@@ -53,6 +53,10 @@ pub enum Command {
     /// search finds them balanced at two depths and the solver finds no
     /// win by threats.
     Opengen(learn::OpengenArgs),
+    /// Tune search parameters by simultaneous perturbation (SPSA) over
+    /// self-play games from a book; resumable; prints the tuned values as
+    /// TENGEN_PARAMS takes them.
+    Spsa(learn::SpsaArgs),
     /// Label self-play positions with the move a wider search chooses (the
     /// data `tune --policy` fits the move ordering to).
     Label(learn::LabelArgs),
@@ -100,6 +104,7 @@ pub fn run(command: Option<Command>, setup: Setup) -> ExitCode {
         Some(Command::Tune(a)) => learn::run_tune(a, setup),
         Some(Command::Label(a)) => learn::run_label(a, setup),
         Some(Command::Opengen(a)) => learn::run_opengen(a, setup),
+        Some(Command::Spsa(a)) => learn::run_spsa(a, setup),
         Some(Command::Analyze(a)) => play::run_analyze(a, setup),
         Some(Command::Solve(a)) => play::run_solve(a),
         None => {

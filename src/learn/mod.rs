@@ -3,13 +3,15 @@
 //! game loop ([`selfplay`]), and the logistic-regression fit of the tables
 //! to those games ([`tune`]); labelling positions with a wider search's
 //! move and fitting the move-ordering tables to them ([`policy`]); both
-//! fits step with one optimiser ([`adam`]).
+//! fits step with one optimiser ([`adam`]); the search constants tuned by
+//! simultaneous perturbation over self-play games ([`spsa`]).
 
 pub mod adam;
 pub mod data;
 pub mod opengen;
 pub mod policy;
 pub mod selfplay;
+pub mod spsa;
 pub mod tune;
 
 /// Today's date (UTC) as YYYY-MM-DD, for the notes of a weights file.

@@ -1,0 +1,213 @@
+//! The tuning and testing tools through the real binary: `spsa` (bad
+//! arguments, a short run, a resumed run that ends where an unbroken one
+//! does, values the engine accepts) and `scripts/sprt.sh` (one A/B test on
+//! fresh openings, resumed by running it again).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_pbrain-tengen"))
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tengen-tuning-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn spsa(dir: &Path, extra: &[&str]) -> Output {
+    let book = root().join("openings/tengen_opengen_f15_tune.pos.txt");
+    Command::new(bin())
+        .arg("spsa")
+        .args(["--params", "rfp_margin,razor_margin=60:0:300:10:0.05,width"])
+        .arg("--openings")
+        .arg(&book)
+        .args(["--nodes", "400", "--pairs", "2", "--threads", "2"])
+        .args(extra)
+        .current_dir(dir)
+        .env_remove("TENGEN_PARAMS")
+        .env_remove("TENGEN_WEIGHTS")
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn spsa_refuses_bad_arguments_with_a_clear_error() {
+    let dir = temp("bad");
+    let book = root().join("openings/tengen_opengen_f15_tune.pos.txt");
+    let book = book.to_str().unwrap();
+    std::fs::write(dir.join("other.json"), "{\"tengen_spsa\": 1}").unwrap();
+    for (args, why) in [
+        (vec!["--params", "nope"], "unknown search parameter"),
+        (vec!["--params", "width=99:1:100:1"], "may range"),
+        (vec!["--params", "width=9:1:30"], "NAME=START:MIN:MAX:C_END"),
+        (vec!["--params", "width,width"], "twice"),
+        (vec!["--params", "width", "--iterations", "0"], "at least 1"),
+        (vec!["--params", "width", "--size", "40"], "size"),
+        (vec!["--params", "width", "--rule", "go"], "rule"),
+        (
+            vec!["--params", "width", "--openings", "/nonexistent"],
+            "cannot read",
+        ),
+        (
+            vec!["--params", "width", "--state", "none.json", "--resume"],
+            "--resume",
+        ),
+        (
+            vec!["--params", "width", "--state", "other.json", "--resume"],
+            "another run",
+        ),
+    ] {
+        let mut cmd = Command::new(bin());
+        cmd.arg("spsa").args(&args).current_dir(&dir);
+        if !args.contains(&"--openings") {
+            cmd.args(["--openings", book]);
+        }
+        if !args.contains(&"--state") {
+            cmd.args(["--state", "s.json"]);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("error") && err.contains(why),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!dir.join("s.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn spsa_runs_logs_resumes_and_prints_values_the_engine_takes() {
+    let dir = temp("run");
+    let whole = spsa(
+        &dir,
+        &[
+            "--state",
+            "whole.json",
+            "--iterations",
+            "3",
+            "--log",
+            "w.log",
+        ],
+    );
+    assert!(whole.status.success(), "{}", text(&whole.stderr));
+    let values = text(&whole.stdout);
+    let spec = values
+        .trim()
+        .strip_prefix("TENGEN_PARAMS=")
+        .unwrap_or_else(|| panic!("{values}"));
+    assert!(
+        spec.starts_with("rfp_margin=") && spec.contains(",width="),
+        "{spec}"
+    );
+    let log = std::fs::read_to_string(dir.join("w.log")).unwrap();
+    assert!(log.starts_with("# spsa: "), "{log}");
+    assert_eq!(log.lines().filter(|l| l.starts_with("iter ")).count(), 3);
+
+    // A state file is not overwritten by a new run.
+    let again = spsa(&dir, &["--state", "whole.json", "--iterations", "3"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(text(&again.stderr).contains("--resume"));
+
+    // Two iterations, then the third on resuming: the same state and
+    // the same values.
+    let part = spsa(
+        &dir,
+        &[
+            "--state",
+            "part.json",
+            "--iterations",
+            "3",
+            "--stop-after",
+            "2",
+        ],
+    );
+    assert!(part.status.success(), "{}", text(&part.stderr));
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("part.json")).unwrap()).unwrap();
+    assert_eq!(saved["iteration"], 2);
+    let resumed = spsa(
+        &dir,
+        &["--state", "part.json", "--iterations", "3", "--resume"],
+    );
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert_eq!(text(&resumed.stdout), values);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("whole.json")).unwrap(),
+        std::fs::read_to_string(dir.join("part.json")).unwrap()
+    );
+    // Another run's state is refused.
+    let other = spsa(
+        &dir,
+        &["--state", "whole.json", "--iterations", "5", "--resume"],
+    );
+    assert_eq!(other.status.code(), Some(2));
+    assert!(text(&other.stderr).contains("another run"));
+
+    // The engine takes the values.
+    let bench = Command::new(bin())
+        .args(["bench", "--depth", "2"])
+        .env("TENGEN_PARAMS", spec)
+        .output()
+        .unwrap();
+    assert!(bench.status.success(), "{}", text(&bench.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_sprt_script_plays_fresh_openings_and_resumes() {
+    let dir = temp("sprt");
+    let engine = bin().display().to_string();
+    let run = |games: &str| {
+        Command::new("bash")
+            .arg(root().join("scripts/sprt.sh"))
+            .arg("tuning-test")
+            .arg(&engine)
+            .arg(format!("env TENGEN_PARAMS=rfp_depth=6 {engine}"))
+            .env("GAMES", games)
+            .env("NODES", "1500")
+            .env("OUT", &dir)
+            .env("RUNNER", bin())
+            .output()
+            .unwrap()
+    };
+    let out = run("2");
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("test tuning-test, seed "), "{err}");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("new vs base: games 2"), "{stdout}");
+    assert!(stdout.contains("SPRT elo0 0 elo1 10"), "{stdout}");
+    let json = std::fs::read_to_string(dir.join("tuning-test.json")).unwrap();
+    assert!(
+        json.contains("tengen_opengen") || json.contains("book="),
+        "{json}"
+    );
+    // Run again: the finished games are kept, none replayed.
+    let again = run("2");
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert!(text(&again.stdout).contains("games 2"));
+    // A rule with no development book is refused.
+    let bad = Command::new("bash")
+        .arg(root().join("scripts/sprt.sh"))
+        .args(["x", "a", "b"])
+        .env("RULE", "renju")
+        .env("SIZE", "20")
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains("no development book"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
