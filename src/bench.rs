@@ -234,6 +234,84 @@ pub fn run_with(
     })
 }
 
+/// Time to depth on several threads: each position searched to `depth`
+/// with one thread, then with `threads`, from an empty table each time.
+/// One line per position, then the median speed-up, then the one-thread
+/// totals as [`run_with`] prints them (the last line is the signature).
+pub fn run_threads(
+    positions: &[BenchPosition],
+    depth: i32,
+    threads: usize,
+    mut searcher: Searcher,
+    out: &mut impl Write,
+) -> io::Result<BenchTotals> {
+    let (mut nodes1, mut time1, mut nodes_n, mut time_n) =
+        (0u64, Duration::ZERO, 0u64, Duration::ZERO);
+    let mut ratios = Vec::new();
+    let mut depths = Vec::new();
+    for (i, pos) in positions.iter().enumerate() {
+        let mut timed = |n: usize| -> io::Result<(SearchResultLine, Duration)> {
+            let mut board = position_from_moves(pos.size, pos.rule, pos.moves)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+            searcher.clear();
+            searcher.threads = n;
+            let start = Instant::now();
+            let r = searcher.search(&mut board, &Limits::depth(depth), |_| {});
+            Ok(((r.depth, r.nodes), start.elapsed()))
+        };
+        let ((d1, n1), t1) = timed(1)?;
+        let ((_, nn), tn) = timed(threads)?;
+        nodes1 += n1;
+        time1 += t1;
+        nodes_n += nn;
+        time_n += tn;
+        depths.push(d1);
+        // Speed-up in hundredths; the median is over the positions
+        // searched to the full depth (not those a proof ends at once).
+        let ratio = (t1.as_micros() as u64 * 100) / (tn.as_micros() as u64).max(1);
+        if d1 == depth {
+            ratios.push(ratio);
+        }
+        writeln!(
+            out,
+            "position {:2} {:<10} {}x{} depth {d1:2}  1 thread {:6} ms {:9} nodes  {threads} threads {:6} ms {:9} nodes  speed-up {}.{:02}",
+            i + 1,
+            pos.rule.name(),
+            pos.size,
+            pos.size,
+            t1.as_millis(),
+            n1,
+            tn.as_millis(),
+            nn,
+            ratio / 100,
+            ratio % 100
+        )?;
+    }
+    searcher.threads = 1;
+    ratios.sort_unstable();
+    let median = ratios.get(ratios.len() / 2).copied().unwrap_or(0);
+    writeln!(
+        out,
+        "time to depth {depth}, {threads} threads against 1: median speed-up {}.{:02} over {} positions; {} threads {} nodes {} nps",
+        median / 100,
+        median % 100,
+        ratios.len(),
+        threads,
+        nodes_n,
+        rate(nodes_n, time_n)
+    )?;
+    let nps = rate(nodes1, time1);
+    writeln!(out, "{nodes1} nodes {nps} nps")?;
+    Ok(BenchTotals {
+        nodes: nodes1,
+        nps,
+        depths,
+    })
+}
+
+/// A search's depth and nodes.
+type SearchResultLine = (i32, u64);
+
 fn rate(n: u64, t: Duration) -> u64 {
     let us = t.as_micros().max(1) as u64;
     n.saturating_mul(1_000_000) / us

@@ -18,6 +18,9 @@ pub use crate::search::time::{moves_to_go, UNLIMITED_MS};
 /// Memory the process needs besides the transposition table: code, stacks,
 /// pattern tables of every rule, board copies.
 pub const BASE_MEMORY: u64 = 40 << 20;
+/// Memory each search thread past the first needs besides the shared
+/// table: its caches (move lists, VCF, solver moves), history and stack.
+pub const HELPER_MEMORY: u64 = 12 << 20;
 /// Table size when the manager sets no memory limit.
 pub const DEFAULT_TT_BYTES: usize = 128 << 20;
 
@@ -35,6 +38,8 @@ pub struct Options {
     pub rule: Rule,
     pub max_depth: Option<i32>,
     pub max_nodes: Option<u64>,
+    /// Search threads (`INFO thread_num`); 1 unless the manager says.
+    pub threads: usize,
 }
 
 impl Default for Options {
@@ -47,6 +52,7 @@ impl Default for Options {
             rule: Rule::Freestyle,
             max_depth: None,
             max_nodes: None,
+            threads: 1,
         }
     }
 }
@@ -64,7 +70,8 @@ impl Options {
         if let Some(total) = physical_memory() {
             most = most.min(total / 2);
         }
-        let room = self.max_memory.saturating_sub(BASE_MEMORY) * 9 / 10;
+        let helpers = (self.threads.max(1) - 1) as u64 * HELPER_MEMORY;
+        let room = self.max_memory.saturating_sub(BASE_MEMORY + helpers) * 9 / 10;
         room.min(most) as usize
     }
 
@@ -81,6 +88,20 @@ impl Options {
     pub fn limits(&self, empty_cells: usize, ply: usize, spent: Duration) -> Limits {
         self.clock()
             .limits(self.max_depth, self.max_nodes, empty_cells, ply, spent)
+    }
+}
+
+/// The search threads for a requested count: at least 1, at most the
+/// machine's cores and [`MAX_THREADS`](crate::search::MAX_THREADS); an
+/// error for no count or one below 1.
+pub fn thread_count(requested: Option<i64>) -> Result<usize, String> {
+    match requested {
+        Some(n) if n >= 1 => {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            Ok((n.min(crate::search::MAX_THREADS as i64) as usize).min(cores))
+        }
+        Some(n) => Err(format!("{n} is not a thread count (1 or more)")),
+        None => Err("not a number".into()),
     }
 }
 
@@ -293,8 +314,8 @@ impl Engine {
             return None;
         }
         // Free the old table first: old and new never live at once.
-        self.searcher.tt = TranspositionTable::new(0);
-        self.searcher.tt = TranspositionTable::largest_within(want);
+        self.searcher.tt = Arc::new(TranspositionTable::new(0));
+        self.searcher.tt = Arc::new(TranspositionTable::largest_within(want));
         let got = self.searcher.tt.bytes();
         (got < fitted).then(|| {
             format!(
@@ -319,6 +340,7 @@ impl Engine {
         let empty = board.width() * board.height() - board.ply();
         let limits = self.options.limits(empty, board.ply(), start.elapsed());
         self.searcher.root_excluded = self.blocked.clone();
+        self.searcher.threads = self.options.threads;
         let r = self.searcher.search(board, &limits, report);
         Some(r)
     }
@@ -335,6 +357,7 @@ impl Engine {
         let mut ex = self.blocked.clone();
         ex.extend_from_slice(excluded);
         self.searcher.root_excluded = ex;
+        self.searcher.threads = self.options.threads;
         let r = self.searcher.search(board, limits, report);
         self.searcher.root_excluded.clear();
         Some(r)

@@ -18,6 +18,11 @@ pub struct BenchArgs {
     /// the depth reached.
     #[arg(long, conflicts_with = "depth")]
     movetime: Option<u64>,
+    /// Also search each position with this many threads and print the
+    /// time to depth against one thread (the last line stays the
+    /// one-thread signature).
+    #[arg(long, default_value_t = 1, conflicts_with = "movetime")]
+    threads: i64,
 }
 
 #[derive(Args)]
@@ -41,8 +46,18 @@ pub fn run_bench(a: BenchArgs, setup: Setup) -> ExitCode {
     let stdout = std::io::stdout();
     // The signature is that of the defaults; TENGEN_PARAMS or
     // TENGEN_WEIGHTS, when set, are benched instead.
+    let threads = match tengen::engine::thread_count(Some(a.threads)) {
+        Ok(n) => n,
+        Err(e) => return fail(format!("--threads {e}")),
+    };
     let searcher = Searcher::with_eval(setup.params, setup.eval, bench::HASH_BYTES);
-    match bench::run_with(bench::POSITIONS, limit, searcher, &mut stdout.lock()) {
+    let r = match limit {
+        BenchLimit::Depth(d) if a.threads > 1 => {
+            bench::run_threads(bench::POSITIONS, d, threads, searcher, &mut stdout.lock())
+        }
+        _ => bench::run_with(bench::POSITIONS, limit, searcher, &mut stdout.lock()),
+    };
+    match r {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -23,6 +23,9 @@ pub struct AnalyzeArgs {
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 64)]
     hash: usize,
+    /// Search threads (Lazy SMP; at most the machine's cores).
+    #[arg(long, default_value_t = 1)]
+    threads: i64,
 }
 
 #[derive(Args)]
@@ -57,7 +60,12 @@ pub fn run_analyze(a: AnalyzeArgs, setup: Setup) -> ExitCode {
         nodes,
         movetime,
         hash: hash_mib,
+        threads,
     } = a;
+    let threads = match tengen::engine::thread_count(Some(threads)) {
+        Ok(n) => n,
+        Err(e) => return fail(format!("--threads {e}")),
+    };
     let mut board = match position(at.size, &at.rule, &at.moves) {
         Ok(b) => b,
         Err(code) => return code,
@@ -72,6 +80,7 @@ pub fn run_analyze(a: AnalyzeArgs, setup: Setup) -> ExitCode {
         limits.soft_time = Some(Duration::from_millis(ms / 2));
     }
     let mut searcher = Searcher::with_eval(setup.params, setup.eval, hash_mib.max(1) << 20);
+    searcher.threads = threads;
     let result = searcher.search(&mut board, &limits, |info| println!("{info}"));
     match result.best {
         Some(p) => println!(

@@ -380,7 +380,26 @@ impl<W: Write> Session<'_, W> {
                 self.engine.options.max_depth = (v > 0).then_some(v.min(60) as i32)
             }
             ("max_node", Some(v)) => self.engine.options.max_nodes = (v > 0).then_some(v as u64),
-            // game_type, folder, evaluate, thread_num and unknown keys: nothing to do.
+            ("thread_num", v) => match crate::engine::thread_count(v) {
+                Ok(n) => {
+                    if Some(n) != v.map(|v| v as usize) {
+                        self.reply(&format!(
+                            "MESSAGE thread_num {value}: {n} threads (the machine's cores)"
+                        ));
+                    }
+                    self.engine.options.threads = n;
+                    if self.engine.board().is_some() {
+                        if let Some(note) = self.engine.fit_table() {
+                            self.reply(&format!("MESSAGE {note}"));
+                        }
+                    }
+                }
+                Err(e) => self.reply(&format!(
+                    "ERROR INFO thread_num {value}: {e}; {} kept",
+                    self.engine.options.threads
+                )),
+            },
+            // game_type, folder, evaluate and unknown keys: nothing to do.
             _ => log::debug!("INFO {key} {value} ignored"),
         }
     }
@@ -437,8 +456,10 @@ impl<W: Write> Session<'_, W> {
 
     fn think_and_play(&mut self, at: Instant) {
         let mut last = Instant::now();
+        let mut seldepth = 0;
         let out = &mut self.out;
         let result = self.engine.think(at, |info| {
+            seldepth = seldepth.max(info.seldepth);
             if last.elapsed() >= Duration::from_millis(300) {
                 last = Instant::now();
                 let _ = writeln!(out, "{}", message(info));
@@ -447,6 +468,21 @@ impl<W: Write> Session<'_, W> {
         });
         if self.quit.load(Ordering::SeqCst) {
             return;
+        }
+        // One summary line a move, however short the move: what a
+        // manager's log keeps of how deep the engine looked.
+        if let Some(r) = &result {
+            let time = at.elapsed();
+            let summary = Info {
+                depth: r.depth,
+                seldepth: seldepth.max(r.pv.len() as i32),
+                score: r.score,
+                nodes: r.nodes,
+                nps: crate::search::nps(r.nodes, time),
+                time,
+                pv: r.pv.clone(),
+            };
+            self.reply(&message(&summary));
         }
         if let Some(r) = result.as_ref().filter(|r| r.solved) {
             // Yixin-Board shows MESSAGE lines: say what the solver proved.

@@ -8,7 +8,8 @@
 //! refutation loop), `node` (one node of the tree, step by step),
 //! [`position`] (what the tree needs of a position), [`ordering`] (move
 //! scores, killers, history, the forced-list cache), [`tt`], `vcf` and
-//! [`params`] (the tunable constants).
+//! [`params`] (the tunable constants), `threads` (Lazy SMP: helper
+//! threads on the shared table).
 //!
 //! The search never prints: progress goes to a callback.
 
@@ -18,6 +19,7 @@ pub mod ordering;
 pub mod params;
 pub mod position;
 mod root;
+mod threads;
 pub mod time;
 pub mod tt;
 mod vcf;
@@ -29,7 +31,7 @@ use crate::types::{Pos, CELLS};
 use arrayvec::ArrayVec;
 use ordering::GenCache;
 use params::Params;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 use std::time::Instant;
 use tt::TranspositionTable;
@@ -37,6 +39,7 @@ use tt::TranspositionTable;
 pub use limits::{nps, Info, Limits, SearchResult};
 pub use node::{child_depth, move_count_limit};
 pub use position::SearchNode;
+pub use threads::MAX_THREADS;
 pub use time::adapt_time;
 
 /// The score of a win: a win in `n` plies scores `WIN - n`.
@@ -59,8 +62,16 @@ pub struct Searcher {
     pub params: Params,
     /// The static evaluation (and the learned move ordering) of every rule.
     pub eval: Evaluator,
-    pub tt: TranspositionTable,
+    /// Shared by the threads of a parallel search.
+    pub tt: Arc<TranspositionTable>,
     stop: Arc<AtomicBool>,
+    /// Search threads, this one included (Lazy SMP; 1: this thread alone).
+    pub threads: usize,
+    /// Nodes the helper threads of this search have counted so far.
+    helper_nodes: Arc<AtomicU64>,
+    /// A helper thread: its number (from 1) and the nodes it has added to
+    /// `helper_nodes`.
+    helper: Option<(usize, u64)>,
     killers: [[Option<Pos>; 2]; MAX_PLY],
     history: Box<[[i32; CELLS]; 2]>,
     buffers: Vec<Vec<ScoredMove>>,
@@ -105,14 +116,27 @@ impl Searcher {
 
     /// A searcher with the evaluation `eval`.
     pub fn with_eval(params: Params, eval: Evaluator, tt_bytes: usize) -> Searcher {
-        let stop = Arc::new(AtomicBool::new(false));
+        let tt = Arc::new(TranspositionTable::new(tt_bytes));
+        Searcher::sharing(params, eval, tt, Arc::new(AtomicBool::new(false)))
+    }
+
+    /// A searcher on the table `tt`, stopped by `stop`.
+    fn sharing(
+        params: Params,
+        eval: Evaluator,
+        tt: Arc<TranspositionTable>,
+        stop: Arc<AtomicBool>,
+    ) -> Searcher {
         let mut solver = crate::solver::Solver::new();
         solver.set_stop_flag(stop.clone());
         Searcher {
             params,
             eval,
-            tt: TranspositionTable::new(tt_bytes),
+            tt,
             stop,
+            threads: 1,
+            helper_nodes: Arc::new(AtomicU64::new(0)),
+            helper: None,
             killers: [[None; 2]; MAX_PLY],
             history: Box::new([[0; CELLS]; 2]),
             buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
@@ -150,9 +174,10 @@ impl Searcher {
         self.solver.clear();
     }
 
-    /// Nodes searched so far in the current or last search.
+    /// Nodes searched so far in the current or last search, by every
+    /// thread.
     pub fn nodes(&self) -> u64 {
-        self.nodes
+        self.nodes + self.helper_nodes.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Searches `board` (left as it was, keeping the sums of this
@@ -175,6 +200,8 @@ impl Searcher {
         self.gen_cache.new_search();
         self.limits = limits.clone();
         self.nodes = 0;
+        self.helper_nodes
+            .store(0, std::sync::atomic::Ordering::Relaxed);
         self.next_check = 0;
         self.stopped = false;
         self.eval.attach(board);
@@ -185,8 +212,8 @@ impl Searcher {
                     depth: 1,
                     seldepth: r.pv.len() as i32,
                     score: r.score,
-                    nodes: self.nodes,
-                    nps: nps(self.nodes, elapsed),
+                    nodes: self.nodes(),
+                    nps: nps(self.nodes(), elapsed),
                     time: elapsed,
                     pv: r.pv.clone(),
                 });
@@ -194,9 +221,9 @@ impl Searcher {
                 return r;
             }
         }
-        let result = self.iterate(board, &mut report);
+        let result = self.iterate_threads(board, &mut report);
         let mut result = self.refute_loop(board, result, &mut report);
-        result.nodes = self.nodes;
+        result.nodes = self.nodes();
         result
     }
 }

@@ -26,8 +26,9 @@ impl Searcher {
             return;
         }
         self.next_check = self.nodes + 256;
+        self.flush_helper_nodes();
         if self.stop.load(Ordering::Relaxed)
-            || self.limits.nodes.is_some_and(|n| self.nodes >= n)
+            || self.limits.nodes.is_some_and(|n| self.nodes() >= n)
             || self
                 .limits
                 .hard_time

@@ -103,7 +103,7 @@ impl Searcher {
             };
             log::info!("{m} loses to the opponent's threats: searching again without it");
             self.root_excluded.push(m);
-            let again = self.iterate(board, &mut *report);
+            let again = self.iterate_threads(board, &mut *report);
             // Every other move loses by force too: the set-aside move, lost
             // only to a threat sequence, is the longer resistance.
             let all_lost = is_decisive(again.score) && again.score < 0;
@@ -127,7 +127,9 @@ impl Searcher {
     ) -> SearchResult {
         let limits = self.limits.clone();
         self.stopped = false;
-        self.tt.new_search();
+        if self.helper.is_none() {
+            self.tt.new_search();
+        }
         self.killers = [[None; 2]; MAX_PLY];
         for h in self.history.iter_mut() {
             h.iter_mut().for_each(|v| *v /= 8);
@@ -148,6 +150,9 @@ impl Searcher {
         // Best-move changes, halved each iteration (time management).
         let mut changes = 0i64;
         for depth in 1..=max_depth {
+            if self.skips(depth) {
+                continue;
+            }
             self.root_best = None;
             self.seldepth = 0;
             let mut pv = Pv::new();
@@ -177,7 +182,7 @@ impl Searcher {
                 best: pv.first().copied(),
                 score,
                 depth,
-                nodes: self.nodes,
+                nodes: self.nodes(),
                 pv: pv.to_vec(),
                 solved: false,
             };
@@ -186,8 +191,8 @@ impl Searcher {
                 depth,
                 seldepth: self.seldepth as i32,
                 score,
-                nodes: self.nodes,
-                nps: nps(self.nodes, elapsed),
+                nodes: self.nodes(),
+                nps: nps(self.nodes(), elapsed),
                 time: elapsed,
                 pv: pv.to_vec(),
             });
@@ -211,7 +216,7 @@ impl Searcher {
                 }
             }
         }
-        result.nodes = self.nodes;
+        result.nodes = self.nodes();
         self.last_score = (result.depth > 0).then_some(result.score);
         if result.best.is_none() {
             result.best = self.fallback_move(board);

@@ -515,3 +515,43 @@ fn a_claimed_win_is_checked_against_the_opponents_threats() {
         checked.score
     );
 }
+
+#[test]
+fn a_parallel_search_plays_legal_moves_counts_every_thread_and_stops() {
+    let mut s = Searcher::new(Params::default(), 4 << 20);
+    s.threads = 3;
+    let mut rng = StdRng::seed_from_u64(30);
+    for round in 0..12 {
+        let mut board = Board::new(15, Rule::Freestyle).unwrap();
+        for _ in 0..rng.gen_range(2..12) {
+            let p = Pos::new(rng.gen_range(4..11), rng.gen_range(4..11));
+            if board.is_empty(p) && !board.makes_five(board.side_to_move(), p) {
+                board.make(p);
+            }
+        }
+        let before: Vec<Pos> = board.moves().map(|(p, _)| p).collect();
+        let limits = if round % 2 == 0 {
+            Limits::depth(6)
+        } else {
+            Limits::nodes(20_000)
+        };
+        // Every other search is stopped from outside at a random moment.
+        let stop = s.stop_flag();
+        stop.store(false, std::sync::atomic::Ordering::SeqCst);
+        let delay = rng.gen_range(0..20);
+        let r = std::thread::scope(|scope| {
+            if round % 3 == 1 {
+                scope.spawn(|| {
+                    std::thread::sleep(Duration::from_millis(delay));
+                    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                });
+            }
+            s.search(&mut board, &limits, |_| {})
+        });
+        let after: Vec<Pos> = board.moves().map(|(p, _)| p).collect();
+        assert_eq!(before, after, "the board is left as it was");
+        let best = r.best.expect("a move");
+        assert!(board.is_empty(best), "round {round}: {best} is taken");
+        assert_eq!(r.nodes, s.nodes());
+    }
+}

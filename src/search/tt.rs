@@ -1,6 +1,10 @@
 //! The transposition table: one entry a slot, replaced by depth and age.
+//! Shared by the threads of a parallel search without locks: a slot is two
+//! atomic words, the key stored XORed with the data, so an entry torn by
+//! two threads writing it at once fails its key check and is never used.
 
 use crate::types::Pos;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
 /// What a stored score says about the true value.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -13,10 +17,10 @@ pub enum Bound {
     Exact = 3,
 }
 
-/// One slot: the full key, then score (32 bits) | move (16) | depth (8) |
-/// flags (8: bound in 2 bits, age above). Plain integers, so a new table
-/// is zeroed memory the system hands out lazily.
-type Slot = [u64; 2];
+/// One slot: the full key XOR the data, then the data: score (32 bits) |
+/// move (16) | depth (8) | flags (8: bound in 2 bits, age above). All
+/// zero is an empty slot.
+type Slot = [AtomicU64; 2];
 
 #[derive(Copy, Clone, Default)]
 struct Entry {
@@ -29,11 +33,13 @@ struct Entry {
 }
 
 impl Entry {
+    /// The entry in a slot; a slot written by two threads at once reads
+    /// back with a key that matches neither.
     #[inline]
     fn load(s: &Slot) -> Entry {
-        let d = s[1];
+        let d = s[1].load(Relaxed);
         Entry {
-            key: s[0],
+            key: s[0].load(Relaxed) ^ d,
             score: d as u32 as i32,
             mv: (d >> 32) as u16,
             depth: (d >> 48) as u8 as i8,
@@ -42,14 +48,13 @@ impl Entry {
     }
 
     #[inline]
-    fn save(&self) -> Slot {
-        [
-            self.key,
-            self.score as u32 as u64
-                | (self.mv as u64) << 32
-                | (self.depth as u8 as u64) << 48
-                | (self.flags as u64) << 56,
-        ]
+    fn save(&self, s: &Slot) {
+        let d = self.score as u32 as u64
+            | (self.mv as u64) << 32
+            | (self.depth as u8 as u64) << 48
+            | (self.flags as u64) << 56;
+        s[0].store(self.key ^ d, Relaxed);
+        s[1].store(d, Relaxed);
     }
 }
 
@@ -66,9 +71,9 @@ const NO_MOVE: u16 = u16::MAX;
 
 /// A fixed-size table; its size is chosen by the caller in bytes.
 pub struct TranspositionTable {
-    entries: Vec<Slot>,
+    entries: Box<[Slot]>,
     mask: usize,
-    age: u8,
+    age: AtomicU8,
 }
 
 impl std::fmt::Debug for TranspositionTable {
@@ -99,9 +104,9 @@ impl TranspositionTable {
     pub fn new(bytes: usize) -> TranspositionTable {
         let n = Self::entries_for(bytes);
         TranspositionTable {
-            entries: vec![[0u64; 2]; n],
+            entries: (0..n).map(|_| Default::default()).collect(),
             mask: n - 1,
-            age: 0,
+            age: AtomicU8::new(0),
         }
     }
 
@@ -110,7 +115,7 @@ impl TranspositionTable {
     /// not an abort).
     pub fn try_new(bytes: usize) -> Option<TranspositionTable> {
         let n = Self::entries_for(bytes);
-        let mut probe: Vec<Slot> = Vec::new();
+        let mut probe: Vec<[u64; 2]> = Vec::new();
         probe.try_reserve_exact(n).ok()?;
         drop(probe);
         Some(TranspositionTable::new(bytes))
@@ -136,14 +141,19 @@ impl TranspositionTable {
         self.entries.len() * Self::ENTRY_BYTES
     }
 
-    pub fn clear(&mut self) {
-        self.entries.iter_mut().for_each(|e| *e = [0; 2]);
-        self.age = 0;
+    pub fn clear(&self) {
+        for s in self.entries.iter() {
+            s[0].store(0, Relaxed);
+            s[1].store(0, Relaxed);
+        }
+        self.age.store(0, Relaxed);
     }
 
     /// Starts a new search: older entries become easier to replace.
-    pub fn new_search(&mut self) {
-        self.age = (self.age + 1) & 63;
+    pub fn new_search(&self) {
+        let _ = self
+            .age
+            .fetch_update(Relaxed, Relaxed, |a| Some((a + 1) & 63));
     }
 
     pub fn probe(&self, key: u64) -> Option<Probe> {
@@ -164,9 +174,9 @@ impl TranspositionTable {
         })
     }
 
-    pub fn store(&mut self, key: u64, depth: i32, score: i32, bound: Bound, mv: Option<Pos>) {
-        let age = self.age;
-        let slot = &mut self.entries[key as usize & self.mask];
+    pub fn store(&self, key: u64, depth: i32, score: i32, bound: Bound, mv: Option<Pos>) {
+        let age = self.age.load(Relaxed);
+        let slot = &self.entries[key as usize & self.mask];
         let e = Entry::load(slot);
         let same = e.key == key;
         let old_age = e.flags >> 2;
@@ -177,14 +187,14 @@ impl TranspositionTable {
                 None if same => e.mv,
                 None => NO_MOVE,
             };
-            *slot = Entry {
+            Entry {
                 key,
                 score,
                 mv,
                 depth: depth.clamp(-100, 100) as i8,
                 flags: bound as u8 | age << 2,
             }
-            .save();
+            .save(slot);
         }
     }
 }
@@ -195,7 +205,7 @@ mod tests {
 
     #[test]
     fn store_and_probe() {
-        let mut tt = TranspositionTable::new(1 << 20);
+        let tt = TranspositionTable::new(1 << 20);
         assert!(tt.bytes() <= 1 << 20);
         assert!(tt.probe(12345).is_none());
         tt.store(12345, 5, -42, Bound::Lower, Some(Pos::new(3, 4)));
@@ -215,5 +225,57 @@ mod tests {
         assert_eq!(tt.probe(other).unwrap().mv, None);
         tt.clear();
         assert!(tt.probe(other).is_none());
+    }
+
+    #[test]
+    fn a_torn_entry_fails_its_key_check() {
+        let tt = TranspositionTable::new(1 << 16);
+        let (a, b) = (0x1234_5678_9abc_0007u64, 0x0fed_cba9_8765_0007u64);
+        assert_eq!(a as usize & tt.mask, b as usize & tt.mask);
+        tt.store(a, 3, 11, Bound::Exact, Some(Pos::new(1, 1)));
+        let first = [0, 1].map(|i| tt.entries[a as usize & tt.mask][i].load(Relaxed));
+        tt.new_search();
+        tt.store(b, 9, -500, Bound::Lower, Some(Pos::new(7, 7)));
+        let second = [0, 1].map(|i| tt.entries[b as usize & tt.mask][i].load(Relaxed));
+        // Each thread's write landed one word each: key word of one, data
+        // word of the other, both ways round.
+        let slot = &tt.entries[a as usize & tt.mask];
+        for (k, d) in [(first[0], second[1]), (second[0], first[1])] {
+            slot[0].store(k, Relaxed);
+            slot[1].store(d, Relaxed);
+            assert!(tt.probe(a).is_none() && tt.probe(b).is_none());
+        }
+        // Whole writes read back.
+        slot[0].store(second[0], Relaxed);
+        slot[1].store(second[1], Relaxed);
+        assert_eq!(tt.probe(b).map(|p| p.score), Some(-500));
+    }
+
+    #[test]
+    fn threads_hammering_one_table_read_only_whole_entries() {
+        // Every entry stored is (key, score = key's low bits): a probe
+        // that returns a score not of its key would be a torn entry used.
+        let tt = TranspositionTable::new(1 << 12);
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let tt = &tt;
+                s.spawn(move || {
+                    let mut x = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(t + 1);
+                    for _ in 0..200_000 {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        // Few distinct slots, so writes collide.
+                        let key = x & !0x3f0;
+                        let score = (key >> 40) as i32 & 0xffff;
+                        if x & 1 == 0 {
+                            tt.store(key, (x >> 8) as i32 & 31, score, Bound::Exact, None);
+                        } else if let Some(p) = tt.probe(key) {
+                            assert_eq!(p.score, score, "a torn entry was used");
+                        }
+                    }
+                });
+            }
+        });
     }
 }
