@@ -631,3 +631,42 @@ fn shards_merged_and_resumed_equal_the_whole_match() {
         assert!(!ok && err.contains("--shard"), "{s}: {err}");
     }
 }
+
+#[test]
+fn an_engine_given_threads_is_sent_thread_num_at_every_game() {
+    let d = scratch("threads");
+    let logs = d.join("logs");
+    let (ok, out, err, _) = run_match(&[
+        "--engine",
+        &format!("name=two,threads=2,cmd={BIN}"),
+        "--engine",
+        &format!("name=one,cmd={BIN}"),
+        "--games",
+        "2",
+        "--nodes",
+        "2000",
+        "--tc",
+        "5s",
+        "--log",
+        logs.to_str().unwrap(),
+    ]);
+    assert!(ok, "{out}\n{err}");
+    let mut sent = (0, 0);
+    for f in fs::read_dir(&logs).unwrap() {
+        let path = f.unwrap().path();
+        let text = fs::read_to_string(&path).unwrap();
+        let n = text.matches("INFO thread_num 2").count();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        // Logs are named by the engine's place on the command line.
+        if name.starts_with("engine1-") {
+            sent.0 += n;
+        } else {
+            sent.1 += n;
+        }
+    }
+    assert_eq!(sent, (2, 0), "thread_num sent per game to 'two' only");
+    let (ok, _, err, _) =
+        run_match(&["--engine", &format!("threads=0,cmd={BIN}"), "--engine", BIN]);
+    assert!(!ok && err.contains("threads=0"), "{err}");
+    let _ = fs::remove_dir_all(&d);
+}

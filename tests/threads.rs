@@ -186,5 +186,8 @@ fn two_threads_stay_under_max_memory() {
         eprintln!("no /proc: memory not measured");
         return;
     };
-    assert!(kib * 1024 < limit, "peak {kib} KiB over the {limit}-byte limit");
+    assert!(
+        kib * 1024 < limit,
+        "peak {kib} KiB over the {limit}-byte limit"
+    );
 }

@@ -72,6 +72,9 @@ pub struct Searcher {
     /// A helper thread: its number (from 1) and the nodes it has added to
     /// `helper_nodes`.
     helper: Option<(usize, u64)>,
+    /// Set when a helper has finished the search (the depth limit reached,
+    /// or a win or loss proved): the main thread stops and takes its result.
+    helper_finished: Arc<AtomicBool>,
     killers: [[Option<Pos>; 2]; MAX_PLY],
     history: Box<[[i32; CELLS]; 2]>,
     buffers: Vec<Vec<ScoredMove>>,
@@ -137,6 +140,7 @@ impl Searcher {
             threads: 1,
             helper_nodes: Arc::new(AtomicU64::new(0)),
             helper: None,
+            helper_finished: Arc::new(AtomicBool::new(false)),
             killers: [[None; 2]; MAX_PLY],
             history: Box::new([[0; CELLS]; 2]),
             buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),

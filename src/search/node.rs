@@ -28,6 +28,7 @@ impl Searcher {
         self.next_check = self.nodes + 256;
         self.flush_helper_nodes();
         if self.stop.load(Ordering::Relaxed)
+            || (self.threads > 1 && self.helper_finished.load(Ordering::Relaxed))
             || self.limits.nodes.is_some_and(|n| self.nodes() >= n)
             || self
                 .limits

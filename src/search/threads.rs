@@ -6,13 +6,16 @@
 //! work the helpers did. Helpers skip some depths of the iterative
 //! deepening (Stockfish's skip pattern) so the threads spread over depths
 //! instead of all searching the same tree; they stop the moment the main
-//! thread's search ends, and no helper outlives a search.
+//! thread's search ends, and no helper outlives a search. A helper that
+//! finishes the search first (its last iteration at the depth limit, or a
+//! proved win or loss) stops the main thread, which then answers with the
+//! helper's deeper result.
 
 use super::limits::{Info, Limits, SearchResult};
-use super::Searcher;
+use super::{is_decisive, Searcher, WIN};
 use crate::board::Board;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Most search threads (a sane bound for any machine and memory limit).
 pub const MAX_THREADS: usize = 64;
@@ -47,14 +50,16 @@ impl Searcher {
     pub(super) fn iterate_threads(
         &mut self,
         board: &mut Board,
-        report: impl FnMut(&Info),
+        mut report: impl FnMut(&Info),
     ) -> SearchResult {
         let threads = self.threads.clamp(1, MAX_THREADS);
         if threads == 1 || self.helper.is_some() {
             return self.iterate(board, report);
         }
         let done = Arc::new(AtomicBool::new(false));
-        std::thread::scope(|scope| {
+        self.helper_finished.store(false, Relaxed);
+        let finished: Mutex<Option<SearchResult>> = Mutex::new(None);
+        let main_result = std::thread::scope(|scope| {
             for id in 1..threads {
                 let params = self.params.clone();
                 let eval = self.eval.clone();
@@ -70,6 +75,8 @@ impl Searcher {
                 };
                 let excluded = self.root_excluded.clone();
                 let start = self.start;
+                let (finished, flag) = (&finished, self.helper_finished.clone());
+                let depth_limit = limits.depth;
                 scope.spawn(move || {
                     // Made on its own thread: a searcher's solver stays on
                     // the thread that made it.
@@ -81,13 +88,45 @@ impl Searcher {
                     h.root_excluded = excluded;
                     h.gen_cache.new_search();
                     h.eval.attach(&mut board);
-                    h.iterate(&mut board, |_| {});
+                    let r = h.iterate(&mut board, |_| {});
                     h.flush_helper_nodes();
+                    let complete = !h.stopped
+                        && (depth_limit.is_some_and(|d| r.depth >= d)
+                            || (is_decisive(r.score) && WIN - r.score.abs() <= r.depth));
+                    if complete && r.best.is_some() {
+                        let mut f = finished.lock().expect("no helper panics holding it");
+                        if f.as_ref().is_none_or(|o| r.depth > o.depth) {
+                            *f = Some(r);
+                        }
+                        flag.store(true, Relaxed);
+                    }
                 });
             }
-            let result = self.iterate(board, report);
+            let result = self.iterate(board, &mut report);
             done.store(true, Relaxed);
             result
-        })
+        });
+        self.helper_finished.store(false, Relaxed);
+        let helper = finished.into_inner().expect("the helpers are done");
+        match helper {
+            // The main thread stopped because a helper finished first.
+            Some(h) if h.depth > main_result.depth => {
+                self.stopped = false;
+                self.last_score = Some(h.score);
+                let time = self.start.elapsed();
+                let nodes = self.nodes();
+                report(&Info {
+                    depth: h.depth,
+                    seldepth: h.pv.len() as i32,
+                    score: h.score,
+                    nodes,
+                    nps: super::nps(nodes, time),
+                    time,
+                    pv: h.pv.clone(),
+                });
+                h
+            }
+            _ => main_result,
+        }
     }
 }

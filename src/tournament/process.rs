@@ -38,6 +38,8 @@ pub struct EngineProcess {
     log: Option<BufWriter<File>>,
     /// From ABOUT, the command line, or the spec's name.
     pub name: String,
+    /// Search threads to ask for (`INFO thread_num`) at every game.
+    pub threads: Option<u32>,
 }
 
 impl std::fmt::Debug for EngineProcess {
@@ -156,6 +158,7 @@ impl EngineProcess {
             lines: rx,
             log,
             name: fallback,
+            threads: spec.threads,
         };
         if spec.name.is_none() {
             e.send("ABOUT")?;

@@ -115,6 +115,9 @@ fn prepare(e: &mut EngineProcess, cfg: &GameConfig) -> Result<(), String> {
     if let Some(n) = cfg.nodes {
         info.push_str(&format!("\nINFO max_node {n}"));
     }
+    if let Some(t) = e.threads {
+        info.push_str(&format!("\nINFO thread_num {t}"));
+    }
     e.send(&info)
 }
 

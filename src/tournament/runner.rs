@@ -64,9 +64,13 @@ impl MatchConfig {
         let engines: Vec<String> = self
             .engines
             .iter()
-            .map(|e| match &e.name {
-                Some(n) => format!("{n}={}", e.argv.join(" ")),
-                None => e.argv.join(" "),
+            .map(|e| {
+                let threads = e.threads.map(|t| format!(" (threads {t})"));
+                let cmd = e.argv.join(" ") + &threads.unwrap_or_default();
+                match &e.name {
+                    Some(n) => format!("{n}={cmd}"),
+                    None => cmd,
+                }
             })
             .collect();
         let g = &self.game;

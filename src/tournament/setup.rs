@@ -273,26 +273,45 @@ pub struct EngineSpec {
     /// The name given with `name=`, else learnt from ABOUT.
     pub name: Option<String>,
     pub argv: Vec<String>,
+    /// Search threads asked for with `INFO thread_num` (`threads=`).
+    pub threads: Option<u32>,
 }
 
 impl EngineSpec {
-    /// `CMD` or `name=NAME,cmd=CMD` (cmd last: it may hold commas).
+    /// `CMD`, or settings then the command: `name=NAME,threads=N,cmd=CMD`
+    /// (any of the settings, in any order; cmd last: it may hold commas).
     pub fn parse(s: &str) -> Result<EngineSpec, String> {
         let s = s.trim();
-        if let Some(rest) = s.strip_prefix("name=") {
-            let (name, cmd) = rest
-                .split_once(",cmd=")
-                .ok_or(format!("'{s}': expected name=NAME,cmd=CMD"))?;
+        let keyed = s.starts_with("cmd=") || s.contains(",cmd=");
+        if !keyed {
             return Ok(EngineSpec {
-                name: Some(name.to_string()),
-                argv: split_command(cmd)?,
+                name: None,
+                argv: split_command(s)?,
+                threads: None,
             });
         }
-        let cmd = s.strip_prefix("cmd=").unwrap_or(s);
-        Ok(EngineSpec {
+        let (head, cmd) = match s.strip_prefix("cmd=") {
+            Some(cmd) => ("", cmd),
+            None => s
+                .split_once(",cmd=")
+                .ok_or(format!("'{s}': expected name=NAME,threads=N,cmd=CMD"))?,
+        };
+        let mut spec = EngineSpec {
             name: None,
             argv: split_command(cmd)?,
-        })
+            threads: None,
+        };
+        for item in head.split(',').filter(|i| !i.is_empty()) {
+            match item.split_once('=') {
+                Some(("name", n)) => spec.name = Some(n.to_string()),
+                Some(("threads", n)) => match n.trim().parse::<u32>() {
+                    Ok(t) if t >= 1 => spec.threads = Some(t),
+                    _ => return Err(format!("'{s}': threads={n} is not 1 or more")),
+                },
+                _ => return Err(format!("'{s}': unknown engine setting '{item}'")),
+            }
+        }
+        Ok(spec)
     }
 }
 
@@ -455,5 +474,13 @@ mod tests {
         assert_eq!(e.name.as_deref(), Some("Old"));
         assert_eq!(e.argv, vec!["./pbrain-x", "--a", "1,2"]);
         assert_eq!(EngineSpec::parse("pbrain-y").unwrap().name, None);
+        let t = EngineSpec::parse("threads=2,name=T,cmd=./e x,y").unwrap();
+        assert_eq!(
+            (t.name.as_deref(), t.threads, t.argv.len()),
+            (Some("T"), Some(2), 2)
+        );
+        assert_eq!(EngineSpec::parse("cmd=./e").unwrap().threads, None);
+        assert!(EngineSpec::parse("threads=0,cmd=./e").is_err());
+        assert!(EngineSpec::parse("colour=red,cmd=./e").is_err());
     }
 }
