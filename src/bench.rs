@@ -290,12 +290,16 @@ pub fn run_threads(
     searcher.threads = 1;
     ratios.sort_unstable();
     let median = ratios.get(ratios.len() / 2).copied().unwrap_or(0);
+    // The whole run's time, one thread over N, in hundredths.
+    let total = (time1.as_micros() as u64 * 100) / (time_n.as_micros() as u64).max(1);
     writeln!(
         out,
-        "time to depth {depth}, {threads} threads against 1: median speed-up {}.{:02} over {} positions; {} threads {} nodes {} nps",
+        "time to depth {depth}, {threads} threads against 1: median speed-up {}.{:02} over {} positions, {}.{:02} in total time; {} threads {} nodes {} nps",
         median / 100,
         median % 100,
         ratios.len(),
+        total / 100,
+        total % 100,
         threads,
         nodes_n,
         rate(nodes_n, time_n)
@@ -346,5 +350,24 @@ mod tests {
         let last = text.lines().last().unwrap();
         assert!(last.starts_with(&format!("{} nodes ", ta.nodes)), "{last}");
         assert!(last.ends_with(" nps"));
+    }
+
+    #[test]
+    fn the_threads_bench_keeps_the_one_thread_signature_last() {
+        let mut one = Vec::new();
+        let t1 = run(&POSITIONS[..4], BenchLimit::Depth(5), &mut one).unwrap();
+        let mut two = Vec::new();
+        let s = Searcher::new(Params::default(), HASH_BYTES);
+        let t2 = run_threads(&POSITIONS[..4], 5, 2, s, &mut two).unwrap();
+        assert_eq!(t1.nodes, t2.nodes);
+        let text = String::from_utf8(two).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4 + 2, "{text}");
+        assert!(lines[0].contains(" 1 thread ") && lines[0].contains(" 2 threads "));
+        assert!(lines[4].starts_with("time to depth 5, 2 threads against 1: median speed-up "));
+        assert!(
+            lines[5].starts_with(&format!("{} nodes ", t1.nodes)),
+            "{text}"
+        );
     }
 }
