@@ -46,15 +46,16 @@ runner=${RUNNER:-$root/target/release/pbrain-tengen}
 out=${OUT:-$root/runs}
 mkdir -p "$out"
 json="$out/$name.json"
+# With a node limit, the time control is only a safety net.
+if [ -n "${NODES:-}" ]; then tc=${TC:-10s}; else tc=${TC:-100ms}; fi
 # The new engine first: the Elo, LOS and SPRT are its, against the base.
 args=(match --engine "name=new,cmd=$new" --engine "name=base,cmd=$base"
   --rule "$rule" --size "$size"
   --openings "$root/openings/tengen_opengen_${book}_tune.pos.txt" --order random --seed "$seed"
-  --games "${GAMES:-20000}" --concurrency "${CONCURRENCY:-2}" --tc "${TC:-100ms}"
+  --games "${GAMES:-20000}" --concurrency "${CONCURRENCY:-2}" --tc "$tc"
   --sprt "elo0=${ELO0:-0},elo1=${ELO1:-10}" --json "$json")
 if [ -n "${NODES:-}" ]; then
   args+=(--nodes "$NODES")
-  [ -n "${TC:-}" ] || args=("${args[@]/#100ms/10s}")
 fi
 if [ -s "$json" ]; then
   args+=(--resume "$json")

@@ -250,7 +250,7 @@ pub fn run_threads(
     let mut ratios = Vec::new();
     let mut depths = Vec::new();
     for (i, pos) in positions.iter().enumerate() {
-        let mut timed = |n: usize| -> io::Result<(SearchResultLine, Duration)> {
+        let mut timed = |n: usize| -> io::Result<((i32, u64), Duration)> {
             let mut board = position_from_moves(pos.size, pos.rule, pos.moves)
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
             searcher.clear();
@@ -312,9 +312,6 @@ pub fn run_threads(
         depths,
     })
 }
-
-/// A search's depth and nodes.
-type SearchResultLine = (i32, u64);
 
 fn rate(n: u64, t: Duration) -> u64 {
     let us = t.as_micros().max(1) as u64;
