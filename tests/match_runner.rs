@@ -246,6 +246,29 @@ fn sprt_stops_early_and_bad_options_fail() {
     let j = fs::read_to_string(&json).unwrap();
     let games = j.matches("\"number\"").count();
     assert!(games < 200, "SPRT should stop early, played {games}");
+    assert!(j.contains("\"decided_at\": "), "{j}");
+    // Resuming a test that stopped plays nothing more and keeps its verdict.
+    let again = d.join("again.json");
+    let (ok, out, err, _) = run_match(&[
+        "--engine",
+        BIN,
+        "--engine",
+        &engine,
+        "--games",
+        "200",
+        "--tc",
+        "100ms",
+        "--sprt",
+        "elo0=0,elo1=200",
+        "--resume",
+        json.to_str().unwrap(),
+        "--json",
+        again.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("H1 accepted"), "{out}");
+    let j2 = fs::read_to_string(&again).unwrap();
+    assert_eq!(j2.matches("\"number\"").count(), games, "{out}");
     for bad in [
         vec!["--engine", BIN],
         vec!["--engine", BIN, "--engine", BIN, "--tc", "100"],

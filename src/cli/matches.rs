@@ -166,6 +166,7 @@ fn match_config(a: MatchArgs) -> Result<MatchConfig, String> {
         log_dir: a.log,
         shard,
         done: Vec::new(),
+        done_decision: None,
     };
     if let Some(path) = resume {
         let saved = results::load(&path)?;
@@ -178,6 +179,7 @@ fn match_config(a: MatchArgs) -> Result<MatchConfig, String> {
             ));
         }
         cfg.done = saved.games;
+        cfg.done_decision = saved.decided;
     }
     Ok(cfg)
 }

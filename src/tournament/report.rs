@@ -108,17 +108,24 @@ pub fn report(s: &Summary) -> String {
     }
     if let Some((sp, llr, v)) = &s.sprt {
         let (lo, hi) = sp.bounds();
+        let verdict = match v {
+            SprtVerdict::AcceptH1 => "H1 accepted",
+            SprtVerdict::AcceptH0 => "H0 accepted",
+            SprtVerdict::Continue => "no verdict",
+        };
+        let verdict = match s.decided {
+            Some(d) if d.games == s.games.len() => verdict.to_string(),
+            Some(d) => format!(
+                "{verdict} at game {} (llr {:.2}; the {} games then in flight are in the score)",
+                d.games,
+                d.llr,
+                s.games.len() - d.games
+            ),
+            None => verdict.to_string(),
+        };
         out.push_str(&format!(
-            "SPRT elo0 {} elo1 {} alpha {} beta {}: llr {llr:.2}, bounds ({lo:.2}, {hi:.2}), {}\n",
-            sp.elo0,
-            sp.elo1,
-            sp.alpha,
-            sp.beta,
-            match v {
-                SprtVerdict::AcceptH1 => "H1 accepted",
-                SprtVerdict::AcceptH0 => "H0 accepted",
-                SprtVerdict::Continue => "no verdict",
-            }
+            "SPRT elo0 {} elo1 {} alpha {} beta {}: llr {llr:.2}, bounds ({lo:.2}, {hi:.2}), {verdict}\n",
+            sp.elo0, sp.elo1, sp.alpha, sp.beta,
         ));
     }
     if s.names.len() > 2 {
@@ -265,7 +272,7 @@ pub fn json(s: &Summary) -> String {
         Some((sp, llr, v)) => {
             let (lo, hi) = sp.bounds();
             j.push_str(&format!(
-                "  \"sprt\": {{\"elo0\": {}, \"elo1\": {}, \"alpha\": {}, \"beta\": {}, \"llr\": {}, \"lower\": {}, \"upper\": {}, \"result\": {}}},\n",
+                "  \"sprt\": {{\"elo0\": {}, \"elo1\": {}, \"alpha\": {}, \"beta\": {}, \"llr\": {}, \"lower\": {}, \"upper\": {}, \"result\": {}, \"decided_at\": {}, \"decided_llr\": {}}},\n",
                 json_num(sp.elo0),
                 json_num(sp.elo1),
                 json_num(sp.alpha),
@@ -277,7 +284,9 @@ pub fn json(s: &Summary) -> String {
                     SprtVerdict::AcceptH1 => "H1",
                     SprtVerdict::AcceptH0 => "H0",
                     SprtVerdict::Continue => "continue",
-                })
+                }),
+                s.decided.map_or("null".to_string(), |d| d.games.to_string()),
+                s.decided.map_or("null".to_string(), |d| json_num(d.llr)),
             ));
         }
         None => j.push_str("  \"sprt\": null,\n"),

@@ -3,9 +3,10 @@
 //! to resume an interrupted one (`match --resume`).
 
 use super::referee::{GameRecord, Outcome};
-use super::runner::{summarize, Played, Summary};
+use super::runner::{summarize, Decision, Played, Summary};
 use super::setup::TimeControl;
 use super::stats::Sprt;
+use super::stats::SprtVerdict;
 use crate::types::{Pos, Rule};
 use serde_json::Value;
 use std::path::Path;
@@ -21,6 +22,9 @@ pub struct Saved {
     pub rule: Rule,
     pub interrupted: bool,
     pub games: Vec<Played>,
+    /// Where the run's SPRT stopped it (files from before it was saved
+    /// have none).
+    pub decided: Option<Decision>,
 }
 
 fn field<'a>(v: &'a Value, key: &str, what: &str) -> Result<&'a Value, String> {
@@ -135,6 +139,20 @@ pub fn load(path: &Path) -> Result<Saved, String> {
             },
         });
     }
+    let decided = v.get("sprt").and_then(|sp| {
+        let games = sp.get("decided_at")?.as_u64()? as usize;
+        let llr = sp.get("decided_llr")?.as_f64()?;
+        let verdict = match sp.get("result")?.as_str()? {
+            "H1" => SprtVerdict::AcceptH1,
+            "H0" => SprtVerdict::AcceptH0,
+            _ => return None,
+        };
+        Some(Decision {
+            games,
+            llr,
+            verdict,
+        })
+    });
     Ok(Saved {
         names,
         config,
@@ -144,6 +162,7 @@ pub fn load(path: &Path) -> Result<Saved, String> {
         rule,
         interrupted: field(&v, "interrupted", &name)?.as_bool().unwrap_or(false),
         games,
+        decided,
     })
 }
 
@@ -211,6 +230,9 @@ pub fn merge(parts: &[Saved]) -> Result<(Summary, usize), String> {
             pairs: Vec::new(),
             games,
             sprt: None,
+            // Each shard ran its own test, if any: the merged one is read
+            // from all the games.
+            decided: None,
             interrupted: parts.iter().any(|p| p.interrupted),
             tc,
             config: first.config.clone(),

@@ -49,6 +49,20 @@ pub struct MatchConfig {
     pub shard: Option<(usize, usize)>,
     /// Games already played (from `--resume`): kept, not played again.
     pub done: Vec<Played>,
+    /// The SPRT's decision in the run being resumed, if it made one.
+    pub done_decision: Option<Decision>,
+}
+
+/// The point where a sequential test stopped the match: how many games
+/// had finished, the LLR then and the verdict. Games that were in flight
+/// then still finish and count in the score, but the verdict is the one
+/// the test stopped on: those games can move the LLR back inside the
+/// bounds, and a test that looked again would no longer be an SPRT.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decision {
+    pub games: usize,
+    pub llr: f64,
+    pub verdict: SprtVerdict,
 }
 
 impl MatchConfig {
@@ -133,7 +147,11 @@ pub struct Summary {
     pub names: Vec<String>,
     pub pairs: Vec<((usize, usize), PairStats)>,
     pub games: Vec<Played>,
+    /// The SPRT over all the games: its settings, LLR and verdict (the
+    /// verdict of `decided` when the test stopped the match).
     pub sprt: Option<(Sprt, f64, SprtVerdict)>,
+    /// Where the SPRT stopped the match.
+    pub decided: Option<Decision>,
     pub interrupted: bool,
     /// The time control the games were played at.
     pub tc: super::setup::TimeControl,
@@ -230,6 +248,26 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
         return Err("the results to resume hold a game twice".into());
     }
     jobs.retain(|j| !done.contains(&j.number));
+    // A resumed test that had already stopped stays stopped; so does one
+    // whose resumed games already cross a bound: no game is played.
+    let mut decided = cfg.done_decision.filter(|_| cfg.sprt.is_some());
+    if let (None, Some(s)) = (decided, cfg.sprt) {
+        let mut pairs = Vec::new();
+        for p in &cfg.done {
+            add_game(&mut pairs, p);
+        }
+        let (llr, verdict) = sprt_of(s, &pairs);
+        if verdict != SprtVerdict::Continue {
+            decided = Some(Decision {
+                games: cfg.done.len(),
+                llr,
+                verdict,
+            });
+        }
+    }
+    if decided.is_some() {
+        jobs.clear();
+    }
     if let Some(d) = &cfg.psq_dir {
         fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
     }
@@ -316,11 +354,12 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
     // match stops.
     let mut start_failures = 0;
     let mut broken: Option<String> = None;
-    let snapshot = |games: &[Played], interrupted: bool| Summary {
+    let snapshot = |games: &[Played], decided: Option<Decision>, interrupted: bool| Summary {
         names: names.clone(),
         pairs: Vec::new(),
         games: games.to_vec(),
         sprt: None,
+        decided,
         interrupted,
         tc: cfg.game.tc,
         config: cfg.fingerprint(),
@@ -350,16 +389,21 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
                 games.push(p);
                 // Every finished game is on disk at once, so a killed
                 // match resumes from it.
-                if let Some(f) = &cfg.json_file {
-                    let s = summarize(snapshot(&games, true), cfg.sprt);
-                    write_atomically(f, &json(&s))?;
-                }
                 if let Some(s) = cfg.sprt {
                     let (llr, verdict) = sprt_of(s, &pairs);
                     sprt_state = Some((s, llr, verdict));
-                    if verdict != SprtVerdict::Continue {
+                    if verdict != SprtVerdict::Continue && decided.is_none() {
+                        decided = Some(Decision {
+                            games: games.len(),
+                            llr,
+                            verdict,
+                        });
                         stop.store(true, Ordering::SeqCst);
                     }
+                }
+                if let Some(f) = &cfg.json_file {
+                    let s = summarize(snapshot(&games, decided, true), cfg.sprt);
+                    write_atomically(f, &json(&s))?;
                 }
                 progress(&names, &pairs, games.len(), total, sprt_state, started, tty);
             }
@@ -380,7 +424,7 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
             let _ = w.join();
         }
     }
-    let summary = summarize(snapshot(&games, interrupted), cfg.sprt);
+    let summary = summarize(snapshot(&games, decided, interrupted), cfg.sprt);
     if let Some(f) = &cfg.sgf_file {
         let mut text = String::new();
         for g in &summary.games {
@@ -473,10 +517,14 @@ pub fn summarize(mut s: Summary, sprt: Option<Sprt>) -> Summary {
         add_game(&mut s.pairs, g);
     }
     s.pairs.sort_by_key(|(k, _)| *k);
+    let decided = s.decided;
     s.sprt = sprt.map(|sp| {
         let (llr, v) = sprt_of(sp, &s.pairs);
-        (sp, llr, v)
+        (sp, llr, decided.map_or(v, |d| d.verdict))
     });
+    if sprt.is_none() {
+        s.decided = None;
+    }
     s
 }
 
@@ -550,4 +598,89 @@ fn record_game(cfg: &MatchConfig, names: &[String], p: &Played) -> Result<(), St
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Game `number` of engines 0 and 1 (0 black in odd games), won by
+    /// engine 0 when `first_wins`.
+    fn game(number: usize, first_wins: bool) -> Played {
+        let black = if number % 2 == 1 { 0 } else { 1 };
+        let outcome = match (first_wins, black == 0) {
+            (true, true) | (false, false) => Outcome::BlackWins,
+            _ => Outcome::WhiteWins,
+        };
+        Played {
+            number,
+            pair: (0, 1),
+            round: (number - 1) / 2,
+            black,
+            white: 1 - black,
+            opening: String::new(),
+            record: GameRecord {
+                opening: Vec::new(),
+                moves: Vec::new(),
+                outcome,
+                reason: "test".into(),
+                faulty: None,
+            },
+        }
+    }
+
+    fn summary(games: Vec<Played>, decided: Option<Decision>) -> Summary {
+        Summary {
+            names: vec!["a".into(), "b".into()],
+            pairs: Vec::new(),
+            games,
+            sprt: None,
+            decided,
+            interrupted: false,
+            tc: crate::tournament::setup::TimeControl::parse("100ms").unwrap(),
+            config: String::new(),
+            scheduled: 100,
+            shard: None,
+            size: 15,
+            rule: crate::types::Rule::Freestyle,
+        }
+    }
+
+    #[test]
+    fn the_verdict_is_the_one_the_test_stopped_on() {
+        let sprt = Sprt::parse("elo0=0,elo1=200").unwrap();
+        // Engine 0 wins every game: the LLR crosses the upper bound.
+        let mut games: Vec<Played> = (1..=16).map(|n| game(n, true)).collect();
+        let s = summarize(summary(games.clone(), None), Some(sprt));
+        let (_, llr_at_stop, v) = s.sprt.unwrap();
+        assert_eq!(v, SprtVerdict::AcceptH1, "llr {llr_at_stop}");
+        // Two games in flight then are lost and pull the LLR back inside.
+        games.extend((17..=18).map(|n| game(n, false)));
+        let all = summarize(summary(games.clone(), None), Some(sprt));
+        let (_, llr_all, v_all) = all.sprt.unwrap();
+        assert!(llr_all < llr_at_stop);
+        assert_eq!(v_all, SprtVerdict::Continue, "llr {llr_all}");
+        // With the stopping point recorded, the verdict stays, and the
+        // report and the JSON say where the test stopped.
+        let decided = Decision {
+            games: 16,
+            llr: llr_at_stop,
+            verdict: SprtVerdict::AcceptH1,
+        };
+        let kept = summarize(summary(games, Some(decided)), Some(sprt));
+        let (_, llr_kept, v_kept) = kept.sprt.unwrap();
+        assert_eq!(v_kept, SprtVerdict::AcceptH1);
+        assert_eq!(llr_kept, llr_all, "the LLR is still that of every game");
+        let text = report(&kept);
+        assert!(
+            text.contains("H1 accepted at game 16") && text.contains("the 2 games then in flight"),
+            "{text}"
+        );
+        let j = json(&kept);
+        assert!(j.contains("\"result\": \"H1\", \"decided_at\": 16"), "{j}");
+        // No SPRT: nothing decided.
+        assert!(summarize(summary(Vec::new(), Some(decided)), None)
+            .decided
+            .is_none());
+    }
 }
