@@ -524,7 +524,10 @@ mod tests {
     fn parameter_specs_are_read_and_checked() {
         let base = Params::default();
         let p = SpsaParam::parse("rfp_margin", &base, 0.002).unwrap();
-        assert_eq!((p.start, p.min, p.max, p.c_end), (80, 0, 1000, 10.0));
+        assert_eq!(
+            (p.start, p.min, p.max, p.c_end),
+            (base.rfp_margin as i64, 0, 1000, 10.0)
+        );
         let q = SpsaParam::parse("rfp_margin=90:20:300:15:0.01", &base, 0.002).unwrap();
         assert_eq!(
             (q.start, q.min, q.max, q.c_end, q.r_end),
