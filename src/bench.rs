@@ -4,7 +4,7 @@
 //! it unchanged.
 
 use crate::perft::{perft, position_from_moves};
-use crate::search::params::Params;
+use crate::search::params::{ParamSets, Params};
 use crate::search::{Limits, Searcher};
 use crate::types::Rule;
 use std::io::{self, Write};
@@ -150,16 +150,19 @@ pub fn run(
     run_with(
         positions,
         limit,
+        &ParamSets::default(),
         Searcher::new(Params::default(), HASH_BYTES),
         out,
     )
 }
 
-/// [`run`] with this searcher's parameters and evaluation (the signature
-/// is that of the defaults: [`run`]).
+/// [`run`] with these parameters (each position's rule and board picks
+/// its set) and this searcher's evaluation (the signature is that of the
+/// defaults: [`run`]).
 pub fn run_with(
     positions: &[BenchPosition],
     limit: BenchLimit,
+    sets: &ParamSets,
     mut searcher: Searcher,
     out: &mut impl Write,
 ) -> io::Result<BenchTotals> {
@@ -169,6 +172,7 @@ pub fn run_with(
     for (i, pos) in positions.iter().enumerate() {
         let mut board = position_from_moves(pos.size, pos.rule, pos.moves)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+        searcher.params = sets.for_game(pos.rule, pos.size);
         searcher.clear();
         let limits = match limit {
             BenchLimit::Depth(d) => Limits::depth(d),
@@ -242,6 +246,7 @@ pub fn run_threads(
     positions: &[BenchPosition],
     depth: i32,
     threads: usize,
+    sets: &ParamSets,
     mut searcher: Searcher,
     out: &mut impl Write,
 ) -> io::Result<BenchTotals> {
@@ -253,6 +258,7 @@ pub fn run_threads(
         let mut timed = |n: usize| -> io::Result<((i32, u64), Duration)> {
             let mut board = position_from_moves(pos.size, pos.rule, pos.moves)
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+            searcher.params = sets.for_game(pos.rule, pos.size);
             searcher.clear();
             searcher.threads = n;
             let start = Instant::now();
@@ -355,7 +361,7 @@ mod tests {
         let t1 = run(&POSITIONS[..4], BenchLimit::Depth(5), &mut one).unwrap();
         let mut two = Vec::new();
         let s = Searcher::new(Params::default(), HASH_BYTES);
-        let t2 = run_threads(&POSITIONS[..4], 5, 2, s, &mut two).unwrap();
+        let t2 = run_threads(&POSITIONS[..4], 5, 2, &ParamSets::default(), s, &mut two).unwrap();
         assert_eq!(t1.nodes, t2.nodes);
         let text = String::from_utf8(two).unwrap();
         let lines: Vec<&str> = text.lines().collect();

@@ -5,7 +5,7 @@
 use crate::board::{Board, MoveError};
 use crate::eval::Evaluator;
 use crate::pattern::PatternTable;
-use crate::search::params::Params;
+use crate::search::params::{ParamSets, Params};
 use crate::search::time::Clock;
 use crate::search::tt::TranspositionTable;
 use crate::search::{Info, Limits, SearchResult, Searcher};
@@ -150,6 +150,9 @@ pub struct Engine {
     pub options: Options,
     /// Cells the search may not play (YXBLOCK).
     pub blocked: Vec<Pos>,
+    /// Where each game's search constants come from (its rule and board);
+    /// `None`: the constants given at creation, in every game.
+    param_sets: Option<ParamSets>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -165,18 +168,48 @@ impl Default for Engine {
 }
 
 impl Engine {
-    /// An engine with the default parameters and the shipped evaluation.
+    /// An engine with each game's tuned parameters and the shipped
+    /// evaluation.
     pub fn new() -> Engine {
-        Engine::with(Params::default(), Evaluator::shipped())
+        Engine::with_sets(ParamSets::default(), Evaluator::shipped())
     }
 
-    /// An engine with these search parameters and evaluation.
+    /// An engine with these search parameters in every game, and this
+    /// evaluation.
     pub fn with(params: Params, eval: Evaluator) -> Engine {
         Engine {
             board: None,
             searcher: Searcher::with_eval(params, eval, 1 << 20),
             options: Options::default(),
             blocked: Vec::new(),
+            param_sets: None,
+        }
+    }
+
+    /// An engine whose search parameters follow each game's rule and
+    /// board ([`ParamSets::for_game`]), with this evaluation.
+    pub fn with_sets(sets: ParamSets, eval: Evaluator) -> Engine {
+        let params = sets.for_game(Rule::Freestyle, 15);
+        let mut e = Engine::with(params, eval);
+        e.param_sets = Some(sets);
+        e
+    }
+
+    /// The search parameters of the game now set up.
+    pub fn params(&self) -> &Params {
+        &self.searcher.params
+    }
+
+    /// Picks the search parameters of the current rule and board.
+    fn select_params(&mut self) {
+        if let (Some(sets), Some(b)) = (&self.param_sets, &self.board) {
+            let p = sets.for_game(b.rule(), b.width().max(b.height()));
+            if p != self.searcher.params {
+                self.searcher.params = p;
+                // What was learnt under other constants (the candidate
+                // cache, the table) goes.
+                self.searcher.clear();
+            }
         }
     }
 
@@ -199,6 +232,7 @@ impl Engine {
             Board::new_rect(w, h, self.options.rule).map_err(|_| EngineError::BadSize(w, h))?;
         self.board = Some(board);
         self.blocked.clear();
+        self.select_params();
         // A new game starts from nothing learnt: the same game plays the
         // same way whatever was played before (node-limited matches are
         // reproducible game by game, so resumed and sharded ones agree).
@@ -232,6 +266,7 @@ impl Engine {
                 }
             }
         }
+        self.select_params();
     }
 
     /// Replaces the position by `stones` (in move order), all or nothing.
@@ -372,6 +407,36 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_game_gets_the_parameters_of_its_rule_and_board() {
+        let sets = ParamSets::with_overrides("width=7").unwrap();
+        let mut e = Engine::with_sets(sets.clone(), Evaluator::shipped());
+        for (rule, size) in [
+            (Rule::Renju, 15),
+            (Rule::Freestyle, 20),
+            (Rule::Standard, 15),
+            (Rule::Caro, 20),
+            (Rule::Freestyle, 15),
+        ] {
+            e.set_rule(rule);
+            e.new_game(size, size).unwrap();
+            assert_eq!(*e.params(), sets.for_game(rule, size), "{rule:?} {size}");
+            assert_eq!(e.params().width, 7);
+        }
+        // A rule changed in mid-game switches the set too.
+        e.new_game(20, 20).unwrap();
+        e.play(Pos::new(10, 10)).unwrap();
+        e.set_rule(Rule::Renju);
+        assert_eq!(*e.params(), sets.for_game(Rule::Renju, 20));
+        // Fixed parameters stay fixed.
+        let mut p = Params::default();
+        p.width = 5;
+        let mut f = Engine::with(p.clone(), Evaluator::shipped());
+        f.set_rule(Rule::Renju);
+        f.new_game(20, 20).unwrap();
+        assert_eq!(*f.params(), p);
+    }
 
     #[test]
     fn limits_respect_turn_and_match_time() {

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use tengen::bench::{self, BenchLimit};
 use tengen::perft::perft;
 use tengen::search::Searcher;
+use tengen::Rule;
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -50,12 +51,22 @@ pub fn run_bench(a: BenchArgs, setup: Setup) -> ExitCode {
         Ok(n) => n,
         Err(e) => return fail(format!("--threads {e}")),
     };
-    let searcher = Searcher::with_eval(setup.params, setup.eval, bench::HASH_BYTES);
+    let searcher = Searcher::with_eval(
+        setup.params.for_game(Rule::Freestyle, 15),
+        setup.eval,
+        bench::HASH_BYTES,
+    );
+    let sets = &setup.params;
     let r = match limit {
-        BenchLimit::Depth(d) if a.threads > 1 => {
-            bench::run_threads(bench::POSITIONS, d, threads, searcher, &mut stdout.lock())
-        }
-        _ => bench::run_with(bench::POSITIONS, limit, searcher, &mut stdout.lock()),
+        BenchLimit::Depth(d) if a.threads > 1 => bench::run_threads(
+            bench::POSITIONS,
+            d,
+            threads,
+            sets,
+            searcher,
+            &mut stdout.lock(),
+        ),
+        _ => bench::run_with(bench::POSITIONS, limit, sets, searcher, &mut stdout.lock()),
     };
     match r {
         Ok(_) => ExitCode::SUCCESS,

@@ -183,7 +183,7 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
         seed: a.seed,
         opening_stones,
         balance: a.balance,
-        params: setup.params,
+        params: setup.params.for_game(rule, a.size),
         eval: setup.eval,
         ..SelfplayConfig::default()
     };
@@ -267,7 +267,7 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
         balance: a.balance,
         depths,
         solver_nodes: a.solver_nodes,
-        params: setup.params,
+        params: setup.params.for_game(rule, a.size),
         eval: setup.eval,
     };
     if let Err(e) = cfg.check() {
@@ -476,7 +476,7 @@ pub fn run_tune(a: TuneArgs, setup: Setup) -> ExitCode {
         },
     };
     if !a.policy.is_empty() {
-        return run_tune_policy(&a, rule, start, &setup.params);
+        return run_tune_policy(&a, rule, start, &setup.params.for_game(rule, 15));
     }
     let games = match read_game_files(&a.data) {
         Ok(g) => g,
@@ -596,7 +596,7 @@ pub fn run_spsa(a: SpsaArgs, setup: Setup) -> ExitCode {
         .params
         .split(',')
         .filter(|s| !s.trim().is_empty())
-        .map(|s| SpsaParam::parse(s, &setup.params, a.r_end))
+        .map(|s| SpsaParam::parse(s, &setup.params.for_game(rule, a.size), a.r_end))
         .collect();
     let params = match params {
         Ok(p) => p,
@@ -619,7 +619,7 @@ pub fn run_spsa(a: SpsaArgs, setup: Setup) -> ExitCode {
         .collect::<Result<Vec<_>, _>>()
         .expect("the book's lines were checked");
     let mut cfg = SpsaConfig::new(rule, a.size, openings, params);
-    cfg.base = setup.params;
+    cfg.base = setup.params.for_game(rule, a.size);
     cfg.eval = setup.eval;
     cfg.iterations = a.iterations;
     cfg.pairs = a.pairs;

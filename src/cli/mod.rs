@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use tengen::engine::Engine;
 use tengen::eval::Evaluator;
-use tengen::search::params::{Params, PARAMS_ENV};
+use tengen::search::params::{ParamSets, PARAMS_ENV};
 use tengen::Rule;
 
 /// Environment variable naming a weights file that replaces the shipped
@@ -76,15 +76,18 @@ pub enum Command {
 /// (`TENGEN_PARAMS=name=value,...`) and the evaluation (`TENGEN_WEIGHTS=FILE`
 /// replaces the shipped tables of the file's rule).
 pub struct Setup {
-    pub params: Params,
+    /// Each game's search constants, overrides included.
+    pub params: ParamSets,
     pub eval: Evaluator,
 }
 
 impl Setup {
     pub fn from_env() -> Result<Setup, String> {
         let params = match std::env::var(PARAMS_ENV) {
-            Ok(spec) => Params::with_overrides(&spec).map_err(|e| format!("{PARAMS_ENV}: {e}"))?,
-            Err(_) => Params::default(),
+            Ok(spec) => {
+                ParamSets::with_overrides(&spec).map_err(|e| format!("{PARAMS_ENV}: {e}"))?
+            }
+            Err(_) => ParamSets::default(),
         };
         let weights = std::env::var_os(WEIGHTS_ENV).map(PathBuf::from);
         let eval =
@@ -109,7 +112,7 @@ pub fn run(command: Option<Command>, setup: Setup) -> ExitCode {
         Some(Command::Solve(a)) => play::run_solve(a),
         None => {
             let stdin = std::io::BufReader::new(std::io::stdin());
-            let engine = Engine::with(setup.params, setup.eval);
+            let engine = Engine::with_sets(setup.params, setup.eval);
             tengen::protocol::run(engine, stdin, std::io::stdout());
             ExitCode::SUCCESS
         }

@@ -79,7 +79,8 @@ pub fn run_analyze(a: AnalyzeArgs, setup: Setup) -> ExitCode {
         limits.hard_time = Some(Duration::from_millis(ms));
         limits.soft_time = Some(Duration::from_millis(ms / 2));
     }
-    let mut searcher = Searcher::with_eval(setup.params, setup.eval, hash_mib.max(1) << 20);
+    let params = setup.params.for_game(board.rule(), board.width());
+    let mut searcher = Searcher::with_eval(params, setup.eval, hash_mib.max(1) << 20);
     searcher.threads = threads;
     let result = searcher.search(&mut board, &limits, |info| println!("{info}"));
     match result.best {

@@ -271,8 +271,9 @@ pub struct LabelConfig {
     /// Nodes of the labelling search.
     pub nodes: u64,
     pub threads: usize,
-    /// The search's parameters (its root keeps every candidate).
-    pub params: crate::search::params::Params,
+    /// The search's parameters, each game's by its rule and board (the
+    /// root keeps every candidate).
+    pub params: crate::search::params::ParamSets,
     /// The search's evaluation.
     pub eval: crate::eval::Evaluator,
 }
@@ -284,7 +285,7 @@ impl Default for LabelConfig {
             offset: 0,
             nodes: 30_000,
             threads: 2,
-            params: crate::search::params::Params::default(),
+            params: crate::search::params::ParamSets::default(),
             eval: crate::eval::Evaluator::shipped(),
         }
     }
@@ -377,8 +378,6 @@ pub fn label_games(
             n += 1;
         }
     }
-    let mut params = cfg.params.clone();
-    params.root_width = 1000;
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Label>>> = Mutex::new(vec![None; jobs.len()]);
     let done = AtomicUsize::new(0);
@@ -386,7 +385,11 @@ pub fn label_games(
     std::thread::scope(|s| {
         for _ in 0..cfg.threads.max(1) {
             s.spawn(|| {
-                let mut searcher = Searcher::with_eval(params.clone(), cfg.eval.clone(), 16 << 20);
+                let mut searcher = Searcher::with_eval(
+                    cfg.params.for_game(crate::types::Rule::Freestyle, 15),
+                    cfg.eval.clone(),
+                    16 << 20,
+                );
                 let mut moves = Vec::new();
                 loop {
                     let k = next.fetch_add(1, Ordering::Relaxed);
@@ -409,6 +412,9 @@ pub fn label_games(
                         {
                             return None;
                         }
+                        let mut params = cfg.params.for_game(rec.rule, rec.width);
+                        params.root_width = 1000;
+                        searcher.params = params;
                         searcher.clear();
                         let r = searcher.search(&mut board, &Limits::nodes(cfg.nodes), |_| {});
                         Some(Label {

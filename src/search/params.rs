@@ -4,6 +4,7 @@
 //! tables live in `crate::eval::weights`.
 
 use crate::pattern::{Class, Pattern};
+use crate::types::Rule;
 
 /// One scalar parameter: its name and the range a tuner may search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -269,17 +270,95 @@ impl Params {
     /// The defaults with `name=value,...` overrides applied.
     pub fn with_overrides(spec: &str) -> Result<Params, String> {
         let mut p = Params::default();
-        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (name, value) = item
-                .split_once('=')
-                .ok_or_else(|| format!("'{item}' is not name=value"))?;
-            let v: i64 = value
-                .trim()
-                .parse()
-                .map_err(|_| format!("bad value in '{item}'"))?;
-            p.set(name.trim(), v)?;
-        }
+        p.apply(&parse_overrides(spec)?)?;
         Ok(p)
+    }
+
+    /// Sets each `(name, value)` in turn.
+    fn apply(&mut self, overrides: &[(String, i64)]) -> Result<(), String> {
+        for (name, v) in overrides {
+            self.set(name, *v)?;
+        }
+        Ok(())
+    }
+
+    /// The search constants of a game of `rule` on a board `size` wide:
+    /// the defaults (tuned on freestyle 15x15) with the set tuned for that
+    /// rule and board, where one has passed its SPRT ([`TUNED`]).
+    pub fn for_game(rule: Rule, size: usize) -> Params {
+        let mut p = Params::default();
+        if let Some(t) = TUNED
+            .iter()
+            .find(|t| t.rule == rule && t.large == is_large(size))
+        {
+            let set = parse_overrides(t.values).expect("a tuned set is valid");
+            p.apply(&set).expect("a tuned set is in range");
+        }
+        p
+    }
+}
+
+/// `name=value,...` read into pairs (names and ranges are checked when
+/// they are applied).
+fn parse_overrides(spec: &str) -> Result<Vec<(String, i64)>, String> {
+    let mut out = Vec::new();
+    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (name, value) = item
+            .split_once('=')
+            .ok_or_else(|| format!("'{item}' is not name=value"))?;
+        let v: i64 = value
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad value in '{item}'"))?;
+        out.push((name.trim().to_string(), v));
+    }
+    Ok(out)
+}
+
+/// Boards from 18 wide play like 20x20 (the Gomocup's main board), the
+/// smaller ones like 15x15.
+fn is_large(size: usize) -> bool {
+    size >= 18
+}
+
+/// A set of search constants tuned for one rule and board size class,
+/// over the defaults.
+pub struct TunedSet {
+    pub rule: Rule,
+    /// 18 wide and more (see [`Params::for_game`]).
+    pub large: bool,
+    /// `name=value,...` over [`Params::default`].
+    pub values: &'static str,
+    /// The SPSA run that found it and the SPRT that kept it.
+    pub source: &'static str,
+}
+
+/// The tuned sets, each kept by an SPRT against the defaults on its own
+/// rule and board (docs/strength.md; runs in tuning/).
+pub const TUNED: &[TunedSet] = &[];
+
+/// Search constants for every game a process plays: each game's tuned set
+/// ([`Params::for_game`]) with the `TENGEN_PARAMS` overrides on top, so an
+/// A/B test or a tuner changes the same constants in every rule.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParamSets {
+    overrides: Vec<(String, i64)>,
+}
+
+impl ParamSets {
+    /// Overrides `name=value,...`, checked now (names and ranges).
+    pub fn with_overrides(spec: &str) -> Result<ParamSets, String> {
+        let overrides = parse_overrides(spec)?;
+        Params::default().apply(&overrides)?;
+        Ok(ParamSets { overrides })
+    }
+
+    /// The constants of a game of `rule` on a board `size` wide.
+    pub fn for_game(&self, rule: Rule, size: usize) -> Params {
+        let mut p = Params::for_game(rule, size);
+        p.apply(&self.overrides)
+            .expect("overrides were checked when read");
+        p
     }
 }
 
@@ -299,6 +378,53 @@ mod tests {
         assert!(e.contains("out of range (1 to 64)"), "{e}");
         // A retired experiment is no parameter.
         assert!(Params::with_overrides("lmr_scale=150").is_err());
+    }
+
+    #[test]
+    fn every_tuned_set_is_valid_and_overrides_go_on_top() {
+        for t in TUNED {
+            let set = parse_overrides(t.values).unwrap();
+            assert!(!set.is_empty(), "{:?}: an empty set", t.rule);
+            Params::default().apply(&set).unwrap();
+            assert!(!t.source.is_empty());
+            assert_eq!(
+                TUNED
+                    .iter()
+                    .filter(|u| u.rule == t.rule && u.large == t.large)
+                    .count(),
+                1,
+                "{:?}: one set a rule and board",
+                t.rule
+            );
+        }
+        let rules = [
+            Rule::Freestyle,
+            Rule::Standard,
+            Rule::Renju,
+            Rule::Caro,
+            Rule::CaroExact,
+        ];
+        let sets = ParamSets::with_overrides("width=7, rfp_depth=2").unwrap();
+        for rule in rules {
+            for size in [5, 15, 17, 18, 20, 22] {
+                let base = Params::for_game(rule, size);
+                let p = sets.for_game(rule, size);
+                assert_eq!((p.width, p.rfp_depth), (7, 2), "{rule:?} {size}");
+                let mut q = p.clone();
+                q.width = base.width;
+                q.rfp_depth = base.rfp_depth;
+                assert_eq!(q, base, "only the overrides differ");
+                assert_eq!(
+                    ParamSets::default().for_game(rule, size),
+                    base,
+                    "{rule:?} {size}"
+                );
+            }
+        }
+        // Freestyle 15x15 plays the defaults.
+        assert_eq!(Params::for_game(Rule::Freestyle, 15), Params::default());
+        assert!(ParamSets::with_overrides("width=0").is_err());
+        assert!(ParamSets::with_overrides("nope=1").is_err());
     }
 
     #[test]
