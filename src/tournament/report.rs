@@ -115,12 +115,18 @@ pub fn report(s: &Summary) -> String {
         };
         let verdict = match s.decided {
             Some(d) if d.games == s.games.len() => verdict.to_string(),
-            Some(d) => format!(
-                "{verdict} at game {} (llr {:.2}; the {} games then in flight are in the score)",
-                d.games,
-                d.llr,
-                s.games.len() - d.games
-            ),
+            Some(d) => {
+                let late = s.games.len() - d.games;
+                let (games, are) = if late == 1 {
+                    ("game", "is")
+                } else {
+                    ("games", "are")
+                };
+                format!(
+                    "{verdict} at game {} (llr {:.2}; the {late} {games} then in flight {are} in the score)",
+                    d.games, d.llr
+                )
+            }
             None => verdict.to_string(),
         };
         out.push_str(&format!(
