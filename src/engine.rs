@@ -430,8 +430,10 @@ mod tests {
         e.set_rule(Rule::Renju);
         assert_eq!(*e.params(), sets.for_game(Rule::Renju, 20));
         // Fixed parameters stay fixed.
-        let mut p = Params::default();
-        p.width = 5;
+        let p = Params {
+            width: 5,
+            ..Params::default()
+        };
         let mut f = Engine::with(p.clone(), Evaluator::shipped());
         f.set_rule(Rule::Renju);
         f.new_game(20, 20).unwrap();

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 use tengen::eval::weights::Weights;
-use tengen::learn::opengen::{generate, OpengenConfig};
+use tengen::learn::opengen::{generate, OpengenConfig, Playout};
 use tengen::learn::policy::{
     fit, flatten, label_games, unflatten, Label, LabelConfig, PolicyConfig, PolicySet,
 };
@@ -89,6 +89,11 @@ pub struct OpengenArgs {
     /// Nodes of the solver's check for a win by threats, for each side.
     #[arg(long, default_value_t = 20_000)]
     solver_nodes: u64,
+    /// Self-play check, GAMES:NODES: play that many games from each
+    /// opening (NODES a move, the budgets varied from game to game) and
+    /// drop it when one colour wins them all.
+    #[arg(long)]
+    playout: Option<String>,
 }
 
 #[derive(Args)]
@@ -256,6 +261,14 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
     else {
         return fail("--stones, --area and --depths are MIN-MAX");
     };
+    let playout = match a.playout.as_deref().map(|s| {
+        s.split_once(':')
+            .and_then(|(g, n)| Some((g.trim().parse().ok()?, n.trim().parse().ok()?)))
+    }) {
+        None => None,
+        Some(Some((games, nodes))) => Some(Playout { games, nodes }),
+        Some(None) => return fail("--playout is GAMES:NODES"),
+    };
     let cfg = OpengenConfig {
         rule,
         size: a.size,
@@ -267,6 +280,7 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
         balance: a.balance,
         depths,
         solver_nodes: a.solver_nodes,
+        playout,
         params: setup.params.for_game(rule, a.size),
         eval: setup.eval,
     };
@@ -292,7 +306,7 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
     }
     let args: Vec<String> = std::env::args().collect();
     let mut text = format!(
-        "# made by: {}\n# {} {rule} openings, {}x{}, balanced within {} at depths {} and {}, no win by threats in {} solver nodes\n",
+        "# made by: {}\n# {} {rule} openings, {}x{}, balanced within {} at depths {} and {}, no win by threats in {} solver nodes{}\n",
         args.join(" "),
         openings.len(),
         a.size,
@@ -300,7 +314,11 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
         a.balance,
         depths.0,
         depths.1,
-        a.solver_nodes
+        a.solver_nodes,
+        playout.map_or(String::new(), |p| format!(
+            ", not won by one colour in every one of {} self-play games at about {} nodes a move",
+            p.games, p.nodes
+        ))
     );
     for o in &openings {
         text.push_str(&if offsets {

@@ -1,8 +1,11 @@
 //! Balanced openings for any rule and board: random stones in a small area
 //! near the centre, kept when tengen's search scores the position within a
 //! window at a quick depth and again at a deeper one, and the threat solver
-//! finds no forced win for either side. Renju black never stands on a
-//! forbidden cell. Each opening comes from its own random stream (the seed
+//! finds no forced win for either side; optionally also when self-play
+//! games from it are not all won by the same colour (a search's score can
+//! call balanced what play shows to be decided: renju openings balanced by
+//! the score at depth 8 were won by black in 98% of games). Renju black
+//! never stands on a forbidden cell. Each opening comes from its own random stream (the seed
 //! and its index), and duplicates (under the 8 board symmetries) are
 //! dropped in index order, so a seed gives the same book whatever the
 //! number of threads.
@@ -13,7 +16,7 @@ use crate::eval::Evaluator;
 use crate::search::params::Params;
 use crate::search::{Limits, Searcher};
 use crate::solver::{Mode, Outcome, SolveLimits, Solver};
-use crate::types::{Pos, Rule};
+use crate::types::{Color, Pos, Rule};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::HashSet;
@@ -41,6 +44,9 @@ pub struct OpengenConfig {
     pub depths: (i32, i32),
     /// Node budget of each solver check (one per side).
     pub solver_nodes: u64,
+    /// Self-play check: games played from the opening, and the nodes a
+    /// move (`None`: no games).
+    pub playout: Option<Playout>,
     pub params: Params,
     pub eval: Evaluator,
 }
@@ -58,6 +64,7 @@ impl Default for OpengenConfig {
             balance: 80,
             depths: (4, 8),
             solver_nodes: 20_000,
+            playout: None,
             params: Params::default(),
             eval: Evaluator::shipped(),
         }
@@ -90,9 +97,39 @@ impl OpengenConfig {
         if self.balance < 0 || self.depths.0 < 1 || self.depths.0 > self.depths.1 {
             return Err("balance must be >= 0 and depths 1 <= QUICK <= DEEP".into());
         }
+        if let Some(p) = self.playout {
+            if p.games < 2 || p.nodes == 0 {
+                return Err("playout: at least 2 games and 1 node a move".into());
+            }
+        }
         Ok(())
     }
 }
+
+/// The self-play check: `games` games from the opening between two
+/// copies of tengen whose node budgets differ from game to game (the
+/// searches are deterministic: the same budgets would play the same game);
+/// the opening is kept unless one colour wins them all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Playout {
+    pub games: usize,
+    /// Nodes a move of the first game; the others scale it by
+    /// [`PLAYOUT_BUDGETS`].
+    pub nodes: u64,
+}
+
+/// Black's and white's node budgets in playout game `i`, in quarters of
+/// [`Playout::nodes`]: `PLAYOUT_BUDGETS[i % 8]`.
+pub const PLAYOUT_BUDGETS: [(u64, u64); 8] = [
+    (4, 4),
+    (6, 4),
+    (4, 6),
+    (6, 6),
+    (5, 4),
+    (4, 5),
+    (5, 7),
+    (7, 5),
+];
 
 /// One opening with the scores that kept it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,6 +137,8 @@ pub struct Opening {
     pub moves: Vec<Pos>,
     /// The quick and the deep search's scores, for the side to move.
     pub scores: (i32, i32),
+    /// The playout games played: black wins, white wins, draws.
+    pub playout: Option<(u32, u32, u32)>,
 }
 
 impl Opening {
@@ -152,9 +191,18 @@ fn candidate(
         let Some(scores) = balanced(cfg, &mut board, searcher, solver) else {
             continue;
         };
+        let moves: Vec<Pos> = board.moves().map(|(p, _)| p).collect();
+        let playout = match cfg.playout {
+            Some(p) => match played_out(cfg, p, &moves, searcher) {
+                Some(r) => Some(r),
+                None => continue,
+            },
+            None => None,
+        };
         return Some(Opening {
-            moves: board.moves().map(|(p, _)| p).collect(),
+            moves,
             scores,
+            playout,
         });
     }
     None
@@ -202,6 +250,54 @@ fn balanced(
         }
     }
     Some((quick, deep))
+}
+
+/// Plays the playout games from `moves` (one searcher for both sides,
+/// cleared before each game): black wins, white wins and draws, or `None`
+/// when one colour won every game. Stops as soon as the results differ.
+fn played_out(
+    cfg: &OpengenConfig,
+    p: Playout,
+    moves: &[Pos],
+    searcher: &mut Searcher,
+) -> Option<(u32, u32, u32)> {
+    let (mut black, mut white, mut draws) = (0u32, 0u32, 0u32);
+    for i in 0..p.games {
+        let (b, w) = PLAYOUT_BUDGETS[i % PLAYOUT_BUDGETS.len()];
+        let mut board = Board::new(cfg.size, cfg.rule).ok()?;
+        for &m in moves {
+            board.make(m);
+        }
+        searcher.clear();
+        let winner = loop {
+            if board.is_won() || board.is_full() {
+                break board.winner();
+            }
+            let quarters = if board.side_to_move() == Color::Black {
+                b
+            } else {
+                w
+            };
+            let limits = Limits::nodes((p.nodes * quarters / 4).max(1));
+            let r = searcher.search(&mut board, &limits, |_| {});
+            match r.best.filter(|&m| board.is_empty(m)) {
+                Some(m) => board.make(m),
+                // No move (renju: every cell forbidden): the side to move
+                // has lost.
+                None => break Some(board.side_to_move().opposite()),
+            }
+        };
+        match winner {
+            Some(Color::Black) => black += 1,
+            Some(Color::White) => white += 1,
+            None => draws += 1,
+        }
+        let decided_by_colour = draws == 0 && (black == 0 || white == 0);
+        if !decided_by_colour {
+            return Some((black, white, draws));
+        }
+    }
+    None
 }
 
 /// The 8 symmetries of a position, as the smallest sorted list of
@@ -290,6 +386,53 @@ mod tests {
             solver_nodes: 1000,
             ..OpengenConfig::default()
         }
+    }
+
+    #[test]
+    fn the_playout_check_drops_openings_one_colour_always_wins() {
+        let cfg = small(Rule::Freestyle, 1);
+        let p = Playout {
+            games: 4,
+            nodes: 400,
+        };
+        let mut searcher = Searcher::new(Params::default(), 1 << 20);
+        // Black has an open three and the move: black wins every game.
+        let won: Vec<Pos> = ["h8", "a1", "i8", "a15", "j8", "o1"]
+            .iter()
+            .map(|s| Pos::parse_pos(s).unwrap())
+            .collect();
+        assert_eq!(played_out(&cfg, p, &won, &mut searcher), None);
+        // Kept openings were not won by one colour every time, on any
+        // number of threads.
+        let with = OpengenConfig {
+            playout: Some(p),
+            ..small(Rule::Freestyle, 1)
+        };
+        let a = generate(&with, |_, _| {});
+        assert_eq!(a.len(), 4);
+        for o in &a {
+            let (b, w, d) = o.playout.unwrap();
+            assert!(d > 0 || (b > 0 && w > 0), "{}: {b} {w} {d}", o.to_pos());
+            assert_eq!(
+                played_out(&with, p, &o.moves, &mut searcher),
+                o.playout,
+                "the check is deterministic"
+            );
+        }
+        let b = generate(
+            &OpengenConfig {
+                threads: 2,
+                ..with.clone()
+            },
+            |_, _| {},
+        );
+        assert_eq!(a, b);
+        assert!(OpengenConfig {
+            playout: Some(Playout { games: 1, nodes: 5 }),
+            ..with
+        }
+        .check()
+        .is_err());
     }
 
     #[test]
