@@ -112,16 +112,13 @@ impl Searcher {
         let mut best_move = None;
         let mut child = Pv::new();
         let prune_from = self.prune_from(forced || pv_node || ply == 0, depth);
-        // Lowered by one once a move raises alpha (`alpha_reduce`).
-        let mut reduced = 0;
         for (i, m) in moves.iter().enumerate() {
             let p = m.pos;
             if i >= prune_from && best > -WIN_MIN && !board.is_tactical(p) {
                 continue;
             }
             board.make(p);
-            let new_depth =
-                child_depth(kind, moves.len(), depth, self.params.forced_free) - reduced;
+            let new_depth = child_depth(kind, moves.len(), depth, self.params.forced_free);
             let mut score;
             if i == 0 {
                 score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
@@ -162,13 +159,6 @@ impl Searcher {
                     if alpha >= beta {
                         self.reward(p, ply, me, depth, forced);
                         break;
-                    }
-                    if !forced
-                        && depth > 2
-                        && depth < self.params.alpha_reduce
-                        && !is_decisive(score)
-                    {
-                        reduced = 1;
                     }
                 }
             }

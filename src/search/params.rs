@@ -82,11 +82,6 @@ pub struct Params {
     /// Threat solver after the search: percent of the limits spent on the
     /// opponent's threats after the chosen move (0: off).
     pub refute_share: u32,
-    /// After a move raises alpha (a PV node that did not cut) at a quiet
-    /// node of depth 3 to `alpha_reduce - 1`, the remaining moves are
-    /// searched one ply shallower: a better move is less likely after it
-    /// (0: off).
-    pub alpha_reduce: i32,
     /// Most moves set aside because the opponent wins by threats after them.
     pub refute_tries: u32,
     /// Run the refute check on a move the tree scores as a win too: a
@@ -124,7 +119,6 @@ impl Default for Params {
             forced_free: 4,
             solve_share: 8,
             refute_share: 15,
-            alpha_reduce: 0,
             refute_tries: 3,
             refute_wins: true,
             solve_threats: 6,
@@ -177,7 +171,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 23] = [
+    pub const TUNABLES: [Tunable; 22] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -197,7 +191,6 @@ impl Params {
         t("solve_share", 0, 100, 2),
         t("refute_share", 0, 100, 2),
         t("refute_tries", 0, 16, 1),
-        t("alpha_reduce", 0, 64, 1),
         t("refute_wins", 0, 1, 1),
         t("solve_threats", 0, 64, 1),
         t("solve_nodes", 0, 100_000_000, 10_000),
@@ -225,7 +218,6 @@ impl Params {
             "solve_share" => self.solve_share as i64,
             "refute_share" => self.refute_share as i64,
             "refute_tries" => self.refute_tries as i64,
-            "alpha_reduce" => self.alpha_reduce as i64,
             "refute_wins" => self.refute_wins as i64,
             "solve_threats" => self.solve_threats as i64,
             "solve_nodes" => self.solve_nodes as i64,
@@ -267,7 +259,6 @@ impl Params {
             "solve_share" => self.solve_share = v as u32,
             "refute_share" => self.refute_share = v as u32,
             "refute_tries" => self.refute_tries = v as u32,
-            "alpha_reduce" => self.alpha_reduce = v,
             "refute_wins" => self.refute_wins = b,
             "solve_threats" => self.solve_threats = v as u32,
             "solve_nodes" => self.solve_nodes = value as u64,
