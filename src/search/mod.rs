@@ -222,13 +222,13 @@ impl Searcher {
                     pv: r.pv.clone(),
                 });
                 self.last_score = Some(r.score);
-                return r;
+                return self.allowed_answer(board, r);
             }
         }
         let result = self.iterate_threads(board, &mut report);
         let mut result = self.refute_loop(board, result, &mut report);
         result.nodes = self.nodes();
-        result
+        self.allowed_answer(board, result)
     }
 }
 

@@ -261,13 +261,27 @@ impl Searcher {
                 .filter(|p| !self.root_excluded.contains(p))
                 .collect()
         };
-        let mut all = allowed(board.candidates());
-        if all.is_empty() {
-            all = allowed(empty);
-        }
-        all.iter()
+        let near = allowed(board.candidates());
+        let everywhere = allowed(empty);
+        // A cell the rule allows, near the stones if one is; a forbidden
+        // one only when no other is left (renju black then loses anyway).
+        near.iter()
+            .chain(everywhere.iter())
             .copied()
             .find(|&p| !is_banned(board, me, p))
-            .or_else(|| all.first().copied())
+            .or_else(|| near.first().or(everywhere.first()).copied())
+    }
+
+    /// The last guard before a move leaves the search: a move the rule
+    /// forbids the side to move (renju black) is never the answer while
+    /// another cell is playable.
+    pub(super) fn allowed_answer(&self, board: &mut Board, mut r: SearchResult) -> SearchResult {
+        let me = board.side_to_move();
+        if let Some(p) = r.best.filter(|&p| is_banned(board, me, p)) {
+            log::error!("the search chose {p}, forbidden to {me:?}: playing another cell");
+            r.best = self.fallback_move(board);
+            r.pv = r.best.into_iter().collect();
+        }
+        r
     }
 }
