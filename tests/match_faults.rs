@@ -280,8 +280,14 @@ fn a_killed_match_resumes_to_every_game_once_and_leaves_no_engine() {
     child.wait().unwrap();
     let kept = played(&json);
     assert!((2..6).contains(&kept), "{kept} games on disk at the kill");
-    // The engines died with the runner.
-    std::thread::sleep(Duration::from_millis(300));
+    // The engines died with the runner. SIGKILL reaches them through the
+    // parent-death signal, or (an engine started in the instant of the kill,
+    // before `setpriv` armed it) through its input closing; on a loaded
+    // machine either takes a moment, so wait for it, within reason.
+    let gone = Instant::now();
+    while count_processes(&tag) > 0 && gone.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert_eq!(count_processes(&tag), 0, "an engine outlived the runner");
     // A repeated game in the file is refused.
     let v = results(&json);
