@@ -227,20 +227,24 @@ fn sprt_stops_early_and_bad_options_fail() {
     let d = scratch("sprt");
     let engine = script_engine(&d, "illegal", "echo 99,99");
     let json = d.join("s.json");
-    let (ok, out, err, _) = run_match(&[
-        "--engine",
-        BIN,
-        "--engine",
-        &engine,
-        "--games",
-        "200",
-        "--tc",
-        "100ms",
-        "--sprt",
-        "elo0=0,elo1=200",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
+    let again = d.join("again.json");
+    let test = |extra: &[&str]| {
+        let mut a = vec![
+            "--engine",
+            BIN,
+            "--engine",
+            &engine,
+            "--games",
+            "200",
+            "--tc",
+            "100ms",
+            "--sprt",
+            "elo0=0,elo1=200",
+        ];
+        a.extend_from_slice(extra);
+        run_match(&a)
+    };
+    let (ok, out, err, _) = test(&["--json", json.to_str().unwrap()]);
     assert!(ok, "{err}");
     assert!(out.contains("H1 accepted"), "{out}");
     let j = fs::read_to_string(&json).unwrap();
@@ -248,18 +252,7 @@ fn sprt_stops_early_and_bad_options_fail() {
     assert!(games < 200, "SPRT should stop early, played {games}");
     assert!(j.contains("\"decided_at\": "), "{j}");
     // Resuming a test that stopped plays nothing more and keeps its verdict.
-    let again = d.join("again.json");
-    let (ok, out, err, _) = run_match(&[
-        "--engine",
-        BIN,
-        "--engine",
-        &engine,
-        "--games",
-        "200",
-        "--tc",
-        "100ms",
-        "--sprt",
-        "elo0=0,elo1=200",
+    let (ok, out, err, _) = test(&[
         "--resume",
         json.to_str().unwrap(),
         "--json",

@@ -365,6 +365,34 @@ fn renju_black_never_plays_forbidden() {
 }
 
 #[test]
+fn a_forbidden_answer_is_replaced_by_a_playable_cell() {
+    // The last guard: whatever the search hands back, renju black never
+    // answers with a forbidden cell while another is playable.
+    let mut b = position_from_moves(15, Rule::Renju, "f8a1g8a3h6a5h7a7").unwrap();
+    let h8 = Pos::new(7, 7);
+    assert!(b.is_forbidden(h8));
+    let s = Searcher::new(Params::default(), 1 << 16);
+    let chosen = |best| SearchResult {
+        best: Some(best),
+        score: 40,
+        depth: 3,
+        nodes: 9,
+        pv: vec![best, Pos::new(0, 14)],
+        solved: false,
+    };
+    let r = s.allowed_answer(&mut b, chosen(h8));
+    let p = r.best.unwrap();
+    assert!(b.is_empty(p) && !b.is_forbidden(p), "{p}");
+    assert!(b.candidates().contains(p), "{p} is near the stones");
+    assert_eq!(r.pv, vec![p]);
+    // An allowed answer, and any answer for white, pass unchanged.
+    let g9 = Pos::new(6, 8);
+    assert_eq!(s.allowed_answer(&mut b, chosen(g9)).best, Some(g9));
+    let mut w = position_from_moves(15, Rule::Renju, "f8a1g8a3h6a5h7a7o15").unwrap();
+    assert_eq!(s.allowed_answer(&mut w, chosen(h8)).pv, chosen(h8).pv);
+}
+
+#[test]
 fn renju_white_wins_through_a_forbidden_cell() {
     // Black f8 g8 h6 h7 make h8 a double-three point. White i7 j6 k5 lie
     // on the anti-diagonal through h8, closed by black g9 on one side and
