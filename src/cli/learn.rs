@@ -80,9 +80,13 @@ pub struct OpengenArgs {
     /// MIN-MAX.
     #[arg(long, default_value = "2-4")]
     area: String,
-    /// Kept when both searches score it within this.
+    /// Kept when both searches score it within this of the centre.
     #[arg(long, default_value_t = 80)]
     balance: i32,
+    /// The score, from black's view, the window is centred on (below 0 for
+    /// renju, where tengen's scores underrate black).
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    centre: i32,
     /// Depths of the quick and the deep check, QUICK-DEEP.
     #[arg(long, default_value = "4-8")]
     depths: String,
@@ -278,6 +282,7 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
         stones,
         area,
         balance: a.balance,
+        centre: a.centre,
         depths,
         solver_nodes: a.solver_nodes,
         playout,
@@ -289,7 +294,15 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
     }
     let start = Instant::now();
     let tty = std::io::stderr().is_terminal();
+    // On a terminal the bar is redrawn at each step; in a log, one line a
+    // twentieth of the way.
+    let mut logged = usize::MAX;
     let openings = generate(&cfg, |done, total| {
+        let step = done * 20 / total.max(1);
+        if !tty && step == logged {
+            return;
+        }
+        logged = step;
         let width = 30;
         let filled = done * width / total.max(1);
         eprint!(
@@ -306,12 +319,13 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
     }
     let args: Vec<String> = std::env::args().collect();
     let mut text = format!(
-        "# made by: {}\n# {} {rule} openings, {}x{}, balanced within {} at depths {} and {}, no win by threats in {} solver nodes{}\n",
+        "# made by: {}\n# {} {rule} openings, {}x{}, balanced within {} of {} (black's view) at depths {} and {}, no win by threats in {} solver nodes{}\n",
         args.join(" "),
         openings.len(),
         a.size,
         a.size,
         a.balance,
+        a.centre,
         depths.0,
         depths.1,
         a.solver_nodes,

@@ -37,9 +37,12 @@ pub struct OpengenConfig {
     /// Half-width of the square around the centre the stones fall in: at
     /// least, at most (drawn per opening).
     pub area: (usize, usize),
-    /// Kept when both searches score it within this (the side to move's
-    /// view).
+    /// Kept when both searches score it within this of `centre`.
     pub balance: i32,
+    /// The score, from black's view, the window is centred on (0: even).
+    /// Renju wants it below 0: tengen's scores there underrate black, and
+    /// openings its search calls even are black wins in play.
+    pub centre: i32,
     /// Depths of the quick and the deeper check.
     pub depths: (i32, i32),
     /// Node budget of each solver check (one per side).
@@ -62,6 +65,7 @@ impl Default for OpengenConfig {
             stones: (3, 8),
             area: (2, 4),
             balance: 80,
+            centre: 0,
             depths: (4, 8),
             solver_nodes: 20_000,
             playout: None,
@@ -222,12 +226,17 @@ fn balanced(
     searcher: &mut Searcher,
     solver: &mut Solver,
 ) -> Option<(i32, i32)> {
+    // From the side to move's view, the window's centre.
+    let centre = match board.side_to_move() {
+        Color::Black => cfg.centre,
+        Color::White => -cfg.centre,
+    };
     let quick = score(searcher, board, cfg.depths.0);
-    if quick.abs() > cfg.balance {
+    if (quick - centre).abs() > cfg.balance {
         return None;
     }
     let deep = score(searcher, board, cfg.depths.1);
-    if deep.abs() > cfg.balance {
+    if (deep - centre).abs() > cfg.balance {
         return None;
     }
     let limits = SolveLimits {
@@ -325,7 +334,7 @@ fn canonical(moves: &[Pos], size: usize) -> Vec<(usize, usize, bool)> {
 }
 
 /// Makes `cfg.count` openings, calling `progress(done, count)` as they
-/// come. Deterministic for a seed, whatever `cfg.threads`.
+/// come (within a batch, `done` counts the candidates kept so far). Deterministic for a seed, whatever `cfg.threads`.
 pub fn generate(cfg: &OpengenConfig, mut progress: impl FnMut(usize, usize)) -> Vec<Opening> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
@@ -355,6 +364,20 @@ pub fn generate(cfg: &OpengenConfig, mut progress: impl FnMut(usize, usize)) -> 
                         done.fetch_add(1, Ordering::Relaxed);
                     }
                 });
+            }
+            // A batch can take an hour: say how it goes meanwhile (the
+            // candidates kept so far, before duplicates are dropped).
+            let mut shown = out.len();
+            while done.load(Ordering::Relaxed) < batch as usize {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                let kept = results
+                    .lock()
+                    .map_or(0, |r| r.iter().filter(|o| o.is_some()).count());
+                let now = (out.len() + kept).min(cfg.count);
+                if now > shown {
+                    shown = now;
+                    progress(now, cfg.count);
+                }
             }
         });
         next_index += batch;
@@ -483,6 +506,27 @@ mod tests {
             // Another seed, another book.
             let c = generate(&OpengenConfig { seed: 2, ..cfg }, |_, _| {});
             assert_ne!(a, c);
+        }
+    }
+
+    #[test]
+    fn the_window_can_be_centred_off_even() {
+        // Renju books centre the window below 0 (black's view): each
+        // opening's scores, turned to black's view, lie within the balance
+        // of the centre, and none of them is even by the plain window.
+        let cfg = OpengenConfig {
+            centre: -300,
+            balance: 60,
+            ..small(Rule::Renju, 2)
+        };
+        let book = generate(&cfg, |_, _| {});
+        assert_eq!(book.len(), 4);
+        for o in &book {
+            let sign = if o.moves.len() % 2 == 0 { 1 } else { -1 };
+            for s in [o.scores.0, o.scores.1] {
+                let black = sign * s;
+                assert!((black + 300).abs() <= 60, "{} scores {black}", o.to_pos());
+            }
         }
     }
 
