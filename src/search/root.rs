@@ -278,7 +278,15 @@ impl Searcher {
     pub(super) fn allowed_answer(&self, board: &mut Board, mut r: SearchResult) -> SearchResult {
         let me = board.side_to_move();
         if let Some(p) = r.best.filter(|&p| is_banned(board, me, p)) {
-            log::error!("the search chose {p}, forbidden to {me:?}: playing another cell");
+            let moves: String = board.moves().map(|(m, _)| m.to_pos_string()).collect();
+            log::error!(
+                "the search chose {p}, forbidden to {me:?}: playing another cell \
+                 (moves {moves}, depth {}, score {}, solved {}, pv {:?})",
+                r.depth,
+                r.score,
+                r.solved,
+                r.pv
+            );
             r.best = self.fallback_move(board);
             r.pv = r.best.into_iter().collect();
         }
