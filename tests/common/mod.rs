@@ -15,23 +15,10 @@ pub struct Engine {
 
 impl Engine {
     pub fn spawn() -> Engine {
-        Engine::spawn_with(Command::new(env!("CARGO_BIN_EXE_pbrain-tengen")).stderr(Stdio::null()))
-    }
-
-    /// An engine whose error log (`RUST_LOG=error`) goes to `log`.
-    pub fn spawn_logging(log: &std::path::Path) -> Engine {
-        let file = std::fs::File::create(log).expect("create the log");
-        Engine::spawn_with(
-            Command::new(env!("CARGO_BIN_EXE_pbrain-tengen"))
-                .env("RUST_LOG", "error")
-                .stderr(file),
-        )
-    }
-
-    fn spawn_with(cmd: &mut Command) -> Engine {
-        let mut child = cmd
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pbrain-tengen"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .stderr(Stdio::null())
             .spawn()
             .expect("spawn pbrain-tengen");
         let stdout = child.stdout.take().expect("stdout");
