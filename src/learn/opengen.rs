@@ -334,7 +334,8 @@ fn canonical(moves: &[Pos], size: usize) -> Vec<(usize, usize, bool)> {
 }
 
 /// Makes `cfg.count` openings, calling `progress(done, count)` as they
-/// come (within a batch, `done` counts the candidates kept so far). Deterministic for a seed, whatever `cfg.threads`.
+/// come (within a batch, `done` counts the candidates kept so far).
+/// Deterministic for a seed, whatever `cfg.threads`.
 pub fn generate(cfg: &OpengenConfig, mut progress: impl FnMut(usize, usize)) -> Vec<Opening> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
@@ -513,7 +514,7 @@ mod tests {
     fn the_window_can_be_centred_off_even() {
         // Renju books centre the window below 0 (black's view): each
         // opening's scores, turned to black's view, lie within the balance
-        // of the centre, and none of them is even by the plain window.
+        // of the centre (so none would pass the plain window around 0).
         let cfg = OpengenConfig {
             centre: -300,
             balance: 60,
