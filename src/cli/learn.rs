@@ -17,6 +17,7 @@ use tengen::learn::selfplay::{run, SelfplayConfig};
 use tengen::learn::tune::{build_datasets, tune, TuneConfig};
 use tengen::search::ordering::handset_tables;
 use tengen::search::params::Params;
+use tengen::tournament::setup::{load_book, parse_playable_opening, parse_shard};
 use tengen::Rule;
 
 #[derive(Args)]
@@ -42,12 +43,21 @@ pub struct SelfplayArgs {
     /// Seed of the random openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Stones in a random opening, MIN-MAX.
-    #[arg(long, default_value = "2-7")]
-    opening_stones: String,
+    /// Stones in a random opening, MIN-MAX (default 2-7, or 0-2 added to a
+    /// book opening).
+    #[arg(long)]
+    opening_stones: Option<String>,
     /// Keep an opening when a short search scores it within this.
     #[arg(long, default_value_t = 150)]
     balance: i32,
+    /// Start each game from an opening of this book (a random draw, one a
+    /// game) plus --opening-stones random stones (then 0-2 by default).
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Play only part K of N of the run (games K, K+N, K+2N, ... counting
+    /// from 1): the shards of a run together hold each of its games once.
+    #[arg(long)]
+    shard: Option<String>,
 }
 
 #[derive(Args)]
@@ -173,16 +183,33 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
-    let stones = a
+    let stones_arg = a
         .opening_stones
-        .split_once('-')
-        .and_then(|(lo, hi)| Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?)));
-    let Some(opening_stones) = stones else {
-        return fail(format!(
-            "--opening-stones '{}' is not MIN-MAX",
-            a.opening_stones
-        ));
+        .clone()
+        .unwrap_or_else(|| if a.openings.is_some() { "0-2" } else { "2-7" }.to_string());
+    let Some(opening_stones) = range(&stones_arg) else {
+        return fail(format!("--opening-stones '{stones_arg}' is not MIN-MAX"));
     };
+    let shard = match a.shard.as_deref().map(parse_shard).transpose() {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let mut book = Vec::new();
+    if let Some(path) = &a.openings {
+        let b = match load_book(path, a.size, rule) {
+            Ok(b) => b,
+            Err(e) => return fail(e),
+        };
+        if let Some((n, why)) = &b.skipped {
+            log::warn!("{}: {n} openings skipped ({why})", path.display());
+        }
+        for line in &b.openings {
+            match parse_playable_opening(line, a.size, rule) {
+                Ok(moves) => book.push(moves),
+                Err(e) => return fail(e),
+            }
+        }
+    }
     let cfg = SelfplayConfig {
         rule,
         size: a.size,
@@ -194,8 +221,11 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
         balance: a.balance,
         params: setup.params.for_game(rule, a.size),
         eval: setup.eval,
+        book,
+        shard,
         ..SelfplayConfig::default()
     };
+    let total = cfg.games_here();
     if let Err(e) = cfg.check() {
         return fail(e);
     }
@@ -206,18 +236,18 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
     let mut out = std::io::BufWriter::new(file);
     let start = Instant::now();
     let tty = std::io::stderr().is_terminal();
-    let step = (a.games / 20).max(1);
+    let step = (total / 20).max(1);
     let r = run(&cfg, &mut out, |done, positions| {
-        if tty || done % step == 0 || done == a.games {
+        if tty || done % step == 0 || done == total {
             let secs = start.elapsed().as_secs_f64().max(1e-3);
             let width = 30;
-            let filled = done * width / a.games;
+            let filled = done * width / total.max(1);
             eprint!(
                 "{}selfplay [{}{}] {done}/{} games, {positions} positions, {:.1} games/s{}",
                 if tty { "\r" } else { "" },
                 "#".repeat(filled),
                 ".".repeat(width - filled),
-                a.games,
+                total,
                 done as f64 / secs,
                 if tty { "" } else { "\n" }
             );

@@ -41,6 +41,13 @@ pub struct SelfplayConfig {
     /// The engine's search parameters and evaluation.
     pub params: Params,
     pub eval: Evaluator,
+    /// A book to start from: game `i` draws one of its openings (its own
+    /// random draw) and adds `opening_stones` random stones to it. Empty:
+    /// random stones from the empty board.
+    pub book: Vec<Vec<Pos>>,
+    /// Play only the games `i` with `i % n == k - 1` of the run (`(k, n)`):
+    /// shards of one run, each a machine's part, hold every game once.
+    pub shard: Option<(usize, usize)>,
 }
 
 impl Default for SelfplayConfig {
@@ -58,6 +65,8 @@ impl Default for SelfplayConfig {
             hash_bytes: 16 << 20,
             params: Params::default(),
             eval: Evaluator::shipped(),
+            book: Vec::new(),
+            shard: None,
         }
     }
 }
@@ -70,6 +79,11 @@ impl SelfplayConfig {
         if self.games == 0 || self.nodes == 0 || self.threads == 0 {
             return Err("games, nodes and threads must be at least 1".into());
         }
+        if let Some((k, n)) = self.shard {
+            if k == 0 || k > n {
+                return Err(format!("shard {k}/{n}: expected K/N with 1 <= K <= N"));
+            }
+        }
         let (lo, hi) = self.opening_stones;
         if lo > hi || hi >= self.size * self.size / 2 {
             return Err(format!(
@@ -77,6 +91,14 @@ impl SelfplayConfig {
             ));
         }
         Ok(())
+    }
+}
+
+impl SelfplayConfig {
+    /// How many of the run's games this shard plays (all without one).
+    pub fn games_here(&self) -> usize {
+        let (k, n) = self.shard.unwrap_or((1, 1));
+        self.games / n + usize::from(self.games % n >= k)
     }
 }
 
@@ -90,8 +112,9 @@ pub struct SelfplayStats {
     pub draws: usize,
 }
 
-/// A random balanced opening for game `index` (its own random stream).
-/// Falls back to the last candidate tried when none is balanced.
+/// A random balanced opening for game `index` (its own random stream):
+/// a book opening when there is a book, plus random stones near the
+/// centre. Falls back to the last candidate tried when none is balanced.
 pub fn random_opening(cfg: &SelfplayConfig, rng: &mut StdRng, searcher: &mut Searcher) -> Board {
     let c = (cfg.size / 2) as i64;
     let mut last = None;
@@ -99,8 +122,15 @@ pub fn random_opening(cfg: &SelfplayConfig, rng: &mut StdRng, searcher: &mut Sea
         let Ok(mut board) = Board::new(cfg.size, cfg.rule) else {
             break;
         };
+        if !cfg.book.is_empty() {
+            for &p in &cfg.book[rng.gen_range(0..cfg.book.len())] {
+                if board.try_play(p).is_err() {
+                    break;
+                }
+            }
+        }
         let (lo, hi) = cfg.opening_stones;
-        let stones = rng.gen_range(lo..=hi.max(lo));
+        let stones = board.ply() + rng.gen_range(lo..=hi.max(lo));
         let radius = if stones <= 4 { 2 } else { 3 };
         let mut tries = 0;
         while board.ply() < stones && tries < 1000 {
@@ -167,6 +197,10 @@ pub fn run(
     cfg.check()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     write_header(out)?;
+    // The run's game numbers this shard plays: its j-th is index(j).
+    let (k, n) = cfg.shard.unwrap_or((1, 1));
+    let mine = cfg.games_here();
+    let index = |j: usize| j * n + k - 1;
     let next = AtomicUsize::new(0);
     let mut stats = SelfplayStats::default();
     let (tx, rx) = mpsc::channel::<(usize, GameRecord)>();
@@ -178,12 +212,12 @@ pub fn run(
                 let mut searcher =
                     Searcher::with_eval(cfg.params.clone(), cfg.eval.clone(), cfg.hash_bytes);
                 loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= cfg.games {
+                    let j = next.fetch_add(1, Ordering::Relaxed);
+                    if j >= mine {
                         break;
                     }
-                    let g = play_game(cfg, i, &mut searcher);
-                    if tx.send((i, g)).is_err() {
+                    let g = play_game(cfg, index(j), &mut searcher);
+                    if tx.send((j, g)).is_err() {
                         break;
                     }
                 }
@@ -265,5 +299,55 @@ mod tests {
         let mut again = Vec::new();
         run(&SelfplayConfig { threads: 1, ..cfg }, &mut again, |_, _| {}).unwrap();
         assert_eq!(buf, again);
+    }
+
+    #[test]
+    fn book_games_start_from_the_book_and_shards_split_a_run() {
+        let book: Vec<Vec<Pos>> = ["e5f5", "e5e6d4", "d5e5f4f6"]
+            .iter()
+            .map(|l| crate::tournament::setup::parse_opening(l, 9).unwrap())
+            .collect();
+        let cfg = SelfplayConfig {
+            games: 5,
+            nodes: 200,
+            balance_nodes: 100,
+            threads: 2,
+            size: 9,
+            hash_bytes: 1 << 20,
+            opening_stones: (0, 1),
+            book: book.clone(),
+            ..SelfplayConfig::default()
+        };
+        let mut buf = Vec::new();
+        run(&cfg, &mut buf, |_, _| {}).unwrap();
+        let all = read_games(&mut buf.as_slice()).unwrap();
+        assert_eq!(all.len(), 5);
+        for g in &all {
+            let from = book.iter().find(|o| g.moves.starts_with(o));
+            let o = from.unwrap_or_else(|| panic!("{:?} starts with no book opening", g.moves));
+            assert!(g.opening >= o.len() && g.opening <= o.len() + 1, "{g:?}");
+        }
+        // Shards 1/2 and 2/2 hold games 1, 3, 5 and 2, 4 of the whole run.
+        let mut parts = Vec::new();
+        for k in 1..=2 {
+            let mut b = Vec::new();
+            let shard = SelfplayConfig {
+                shard: Some((k, 2)),
+                ..cfg.clone()
+            };
+            assert_eq!(shard.games_here(), [3, 2][k - 1]);
+            run(&shard, &mut b, |_, _| {}).unwrap();
+            parts.push(read_games(&mut b.as_slice()).unwrap());
+        }
+        assert_eq!(
+            parts[0],
+            vec![all[0].clone(), all[2].clone(), all[4].clone()]
+        );
+        assert_eq!(parts[1], vec![all[1].clone(), all[3].clone()]);
+        let bad = SelfplayConfig {
+            shard: Some((3, 2)),
+            ..cfg
+        };
+        assert!(bad.check().is_err());
     }
 }
