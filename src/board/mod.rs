@@ -21,7 +21,7 @@ use arrayvec::ArrayVec;
 use std::fmt;
 use std::sync::Arc;
 
-pub use values::CodeValues;
+pub use values::{Acc, CodeValues, CodeVectors, CHANNELS};
 pub use zobrist::{zobrist_key, SIDE_KEY};
 
 /// Number of line directions.
@@ -139,6 +139,13 @@ pub struct Board {
     /// Per colour: the sums over empty cells of the `own` and `opp` values
     /// of the cell's pattern code for that colour (see [`CodeValues`]).
     values: [[i32; 2]; 2],
+    /// What `acc` sums, when the board keeps network accumulators.
+    code_vectors: Option<Arc<CodeVectors>>,
+    /// Per colour: the sum over empty cells of the vectors of the cell's
+    /// pattern code for that colour (all zero without `code_vectors`).
+    acc: [Acc; 2],
+    /// `acc` before each move of `history`, when kept.
+    acc_history: Vec<[Acc; 2]>,
     /// Cells within Chebyshev distance 2 of a stone (stones included).
     area: Bitboard,
     hash: u64,
@@ -175,6 +182,9 @@ impl Board {
             codes: [[0; CELLS]; 2],
             counts: [[0; Class::COUNT]; 2],
             values: [[0; 2]; 2],
+            code_vectors: None,
+            acc: [[0; CHANNELS]; 2],
+            acc_history: Vec::new(),
             area: Bitboard::EMPTY,
             hash: 0,
             side: Color::Black,
@@ -205,6 +215,7 @@ impl Board {
         self.codes = [[0; CELLS]; 2];
         self.counts = [[0; Class::COUNT]; 2];
         self.values = [[0; 2]; 2];
+        self.acc = [[0; CHANNELS]; 2];
         self.area = Bitboard::EMPTY;
         self.hash = if self.side == Color::White {
             SIDE_KEY
@@ -234,6 +245,9 @@ impl Board {
                         let (own, opp) = self.cell_values(code, c);
                         self.values[c.index()][0] += own;
                         self.values[c.index()][1] += opp;
+                        if let Some(v) = &self.code_vectors {
+                            v.add(&mut self.acc[c.index()], c, code as usize);
+                        }
                     }
                 }
             }
@@ -424,11 +438,46 @@ impl Board {
         if Arc::ptr_eq(&self.code_values, values) {
             return;
         }
+        self.replay_with(|b| b.code_values = values.clone());
+    }
+
+    /// The vectors whose sums the board keeps, if any.
+    #[inline]
+    pub fn code_vectors(&self) -> Option<&Arc<CodeVectors>> {
+        self.code_vectors.as_ref()
+    }
+
+    /// Keeps the sums of `vectors` (none: keeps no accumulators) from now
+    /// on, like [`Board::set_code_values`].
+    pub fn set_code_vectors(&mut self, vectors: Option<&Arc<CodeVectors>>) {
+        let same = match (&self.code_vectors, vectors) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        if !same {
+            self.replay_with(|b| {
+                b.code_vectors = vectors.cloned();
+                b.acc_history = Vec::with_capacity(b.history.capacity());
+            });
+        }
+    }
+
+    /// Per colour, the sums of the vectors of [`Board::code_vectors`] over
+    /// the empty cells' codes (zero without them).
+    #[inline]
+    pub fn acc(&self, c: Color) -> &Acc {
+        &self.acc[c.index()]
+    }
+
+    /// Plays the position again from empty after `change`, so that every
+    /// kept sum, and those saved for `unmake`, follow it.
+    fn replay_with(&mut self, change: impl FnOnce(&mut Board)) {
         let mut fresh = self.clone();
-        fresh.code_values = values.clone();
         while fresh.ply() > 0 {
             fresh.unmake();
         }
+        change(&mut fresh);
         fresh.rebuild();
         for (p, c) in self.moves() {
             fresh.play_color(p, c);
@@ -581,6 +630,35 @@ impl Board {
             self.keys[d][line] = key;
             self.update_line::<H>(d, key, t, pi);
         }
+        if self.code_vectors.is_some() {
+            self.update_acc();
+        }
+    }
+
+    /// Brings the network accumulators up to date after a move, from the
+    /// cells it saved for `unmake` (the stone's cell first): the stone's
+    /// cell leaves the sums, the others move from their saved codes to
+    /// their current ones.
+    #[inline(never)]
+    fn update_acc(&mut self) {
+        let Some(v) = &self.code_vectors else {
+            return;
+        };
+        self.acc_history.push(self.acc);
+        let start = self.history.last().map_or(0, |st| st.undo_len as usize);
+        for (k, &e) in self.undo[start..self.undo_len].iter().enumerate() {
+            let q = (e & 0x3FF) as usize;
+            let old = [((e >> 10) & 0x7FF) as usize, ((e >> 21) & 0x7FF) as usize];
+            for col in [Color::Black, Color::White] {
+                let c = col.index();
+                let acc = &mut self.acc[c];
+                if k == 0 {
+                    v.remove(acc, col, old[c]);
+                } else if self.codes[c][q] as usize != old[c] {
+                    v.update(acc, col, old[c], self.codes[c][q] as usize);
+                }
+            }
+        }
     }
 
     /// Saves a cell's pattern word and codes for `unmake`.
@@ -668,6 +746,11 @@ impl Board {
         self.undo_len = start;
         self.counts = st.counts;
         self.values = st.values;
+        if self.code_vectors.is_some() {
+            if let Some(a) = self.acc_history.pop() {
+                self.acc = a;
+            }
+        }
         self.area = st.area;
         self.hash = st.hash;
         self.side = st.side;
@@ -716,6 +799,9 @@ impl Board {
                 "evaluation sums differ: {:?} kept, {:?} recomputed",
                 self.values, fresh.values
             ));
+        }
+        if fresh.acc != self.acc {
+            return Err("network accumulators differ".into());
         }
         if fresh.hash != self.hash {
             return Err("Zobrist keys differ".into());

@@ -64,3 +64,76 @@ impl Default for CodeValues {
         CodeValues::new()
     }
 }
+
+/// Channels of a [`CodeVectors`] entry: the width of the network
+/// evaluator's accumulators.
+pub const CHANNELS: usize = 32;
+
+/// One accumulator: per channel, a sum over empty cells.
+pub type Acc = [i32; CHANNELS];
+
+/// Per colour and pattern code, a vector of [`CHANNELS`] integers: the
+/// first layer of the network evaluator (`crate::eval::net`). The board
+/// keeps, per colour, the sum of the vectors of its empty cells' codes,
+/// updated like the [`CodeValues`] sums (only the cells whose codes
+/// changed), and gives them no meaning.
+#[derive(Clone, PartialEq, Eq)]
+pub struct CodeVectors {
+    tables: [Box<[[i16; CHANNELS]; NCODES]>; 2],
+}
+
+impl CodeVectors {
+    /// All zero.
+    pub fn new() -> CodeVectors {
+        CodeVectors {
+            tables: [
+                Box::new([[0; CHANNELS]; NCODES]),
+                Box::new([[0; CHANNELS]; NCODES]),
+            ],
+        }
+    }
+
+    /// The vector of pattern code `code` for colour `c`.
+    #[inline(always)]
+    pub fn get(&self, c: Color, code: usize) -> &[i16; CHANNELS] {
+        &self.tables[c.index()][code]
+    }
+
+    pub fn set(&mut self, c: Color, code: usize, v: [i16; CHANNELS]) {
+        self.tables[c.index()][code] = v;
+    }
+
+    /// `acc += self[c][new] - self[c][old]`: a cell's code changed.
+    #[inline(always)]
+    pub fn update(&self, acc: &mut Acc, c: Color, old: usize, new: usize) {
+        let t = &self.tables[c.index()];
+        let (o, n) = (&t[old], &t[new]);
+        for i in 0..CHANNELS {
+            acc[i] += n[i] as i32 - o[i] as i32;
+        }
+    }
+
+    /// `acc -= self[c][code]`: a cell left the empty cells.
+    #[inline(always)]
+    pub fn remove(&self, acc: &mut Acc, c: Color, code: usize) {
+        let v = &self.tables[c.index()][code];
+        for i in 0..CHANNELS {
+            acc[i] -= v[i] as i32;
+        }
+    }
+
+    /// `acc += self[c][code]`.
+    #[inline(always)]
+    pub fn add(&self, acc: &mut Acc, c: Color, code: usize) {
+        let v = &self.tables[c.index()][code];
+        for i in 0..CHANNELS {
+            acc[i] += v[i] as i32;
+        }
+    }
+}
+
+impl Default for CodeVectors {
+    fn default() -> CodeVectors {
+        CodeVectors::new()
+    }
+}

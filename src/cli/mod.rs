@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tengen::engine::Engine;
+use tengen::eval::net::Net;
 use tengen::eval::Evaluator;
 use tengen::search::params::{ParamSets, PARAMS_ENV};
 use tengen::Rule;
@@ -19,6 +20,10 @@ use tengen::Rule;
 /// Environment variable naming a weights file that replaces the shipped
 /// tables of its rule (for tuning experiments).
 pub const WEIGHTS_ENV: &str = "TENGEN_WEIGHTS";
+
+/// Environment variable naming a network file whose output is added to the
+/// tables of its rule (see `tengen::eval::net`).
+pub const NET_ENV: &str = "TENGEN_NET";
 
 #[derive(Parser)]
 #[command(
@@ -74,7 +79,8 @@ pub enum Command {
 
 /// What the environment sets, read once at start-up: the search parameters
 /// (`TENGEN_PARAMS=name=value,...`) and the evaluation (`TENGEN_WEIGHTS=FILE`
-/// replaces the shipped tables of the file's rule).
+/// replaces the shipped tables of the file's rule; `TENGEN_NET=FILE` adds a
+/// network to them).
 pub struct Setup {
     /// Each game's search constants, overrides included.
     pub params: ParamSets,
@@ -92,6 +98,14 @@ impl Setup {
         let weights = std::env::var_os(WEIGHTS_ENV).map(PathBuf::from);
         let eval =
             Evaluator::from_file(weights.as_deref()).map_err(|e| format!("{WEIGHTS_ENV}: {e}"))?;
+        let eval = match std::env::var_os(NET_ENV) {
+            Some(p) => {
+                let net =
+                    Net::from_file(&PathBuf::from(p)).map_err(|e| format!("{NET_ENV}: {e}"))?;
+                eval.with_net(std::sync::Arc::new(net))
+            }
+            None => eval,
+        };
         Ok(Setup { params, eval })
     }
 }

@@ -9,14 +9,19 @@
 //! sums as moves are made ([`crate::board::CodeValues`]), so evaluation is
 //! O(1) and never scans the board.
 //!
-//! An [`Evaluator`] holds the tables of every rule; the search reaches the
-//! evaluation only through it.
+//! A rule may also have a network ([`net`]), whose output is added to the
+//! tables' value; the board then keeps its accumulators too.
+//!
+//! An [`Evaluator`] holds the tables (and networks) of every rule; the
+//! search reaches the evaluation only through it.
 
+pub mod net;
 pub mod policy;
 pub mod weights;
 
 use crate::board::Board;
 use crate::types::{Color, Rule};
+use net::Net;
 use policy::POLICY_LEN;
 use std::sync::{Arc, OnceLock};
 use weights::{threat_mask, Weights, WeightsError};
@@ -28,6 +33,7 @@ pub const EVAL_LIMIT: i32 = 20_000;
 #[derive(Clone, Debug)]
 pub struct Evaluator {
     by_rule: [Arc<Weights>; Rule::ALL.len()],
+    nets: [Option<Arc<Net>>; Rule::ALL.len()],
 }
 
 impl Evaluator {
@@ -41,6 +47,7 @@ impl Evaluator {
                     // The shipped files are checked by the tests.
                     Err(e) => panic!("{e}"),
                 }),
+                nets: Default::default(),
             })
             .clone()
     }
@@ -49,6 +56,13 @@ impl Evaluator {
     pub fn with(mut self, w: Weights) -> Evaluator {
         let i = w.rule.index();
         self.by_rule[i] = Arc::new(w);
+        self
+    }
+
+    /// These tables with network `net` added for its rule.
+    pub fn with_net(mut self, net: Arc<Net>) -> Evaluator {
+        let i = net.rule.index();
+        self.nets[i] = Some(net);
         self
     }
 
@@ -61,6 +75,12 @@ impl Evaluator {
         })
     }
 
+    /// The network of `rule`, if it has one.
+    #[inline]
+    pub fn net(&self, rule: Rule) -> Option<&Arc<Net>> {
+        self.nets[rule.index()].as_ref()
+    }
+
     /// The tables of `rule`.
     #[inline]
     pub fn weights(&self, rule: Rule) -> &Arc<Weights> {
@@ -70,13 +90,20 @@ impl Evaluator {
     /// The position's value for the side to move.
     #[inline]
     pub fn evaluate(&self, board: &Board) -> i32 {
-        evaluate(board, self.weights(board.rule()))
+        let rule = board.rule();
+        match self.net(rule) {
+            None => evaluate(board, self.weights(rule)),
+            Some(net) => (table_value(board, self.weights(rule)) + net.output(board))
+                .clamp(-EVAL_LIMIT, EVAL_LIMIT),
+        }
     }
 
-    /// Makes `board` keep the sums of this evaluator's tables, so that
-    /// [`Evaluator::evaluate`] reads them at no cost.
+    /// Makes `board` keep the sums of this evaluator's tables (and the
+    /// accumulators of its network), so that [`Evaluator::evaluate`] reads
+    /// them at little cost.
     pub fn attach(&self, board: &mut Board) {
         board.set_code_values(&self.weights(board.rule()).cells);
+        board.set_code_vectors(self.net(board.rule()).map(|n| &n.vectors));
     }
 
     /// The learned move-ordering table of `rule` for `me` to move, if the
@@ -98,20 +125,29 @@ impl Default for Evaluator {
 /// else cell by cell.
 #[inline]
 pub fn evaluate(board: &Board, w: &Weights) -> i32 {
+    table_value(board, w).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+/// [`evaluate`] before the clamp.
+#[inline]
+fn table_value(board: &Board, w: &Weights) -> i32 {
     if !Arc::ptr_eq(board.code_values(), &w.cells) {
-        return evaluate_from_scratch(board, w);
+        return table_value_from_scratch(board, w);
     }
     let me = board.side_to_move();
     let opp = me.opposite();
     let mask = threat_mask(|c, k| board.count(c, k) > 0, me);
     let threat = w.threat[me.index()][mask];
-    (board.value_sum(me, true) - board.value_sum(opp, false) + threat)
-        .clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    board.value_sum(me, true) - board.value_sum(opp, false) + threat
 }
 
 /// The evaluation recomputed cell by cell from the tables (a check of the
 /// incremental sums and of the tuner's features).
 pub fn evaluate_from_scratch(board: &Board, w: &Weights) -> i32 {
+    table_value_from_scratch(board, w).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+fn table_value_from_scratch(board: &Board, w: &Weights) -> i32 {
     let me = board.side_to_move();
     let opp = me.opposite();
     let mut v = 0;
@@ -123,7 +159,7 @@ pub fn evaluate_from_scratch(board: &Board, w: &Weights) -> i32 {
         v -= w.cells.opp(opp, board.code(opp, p));
     }
     let mask = threat_mask(|c, k| board.count(c, k) > 0, me);
-    (v + w.threat[me.index()][mask]).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    v + w.threat[me.index()][mask]
 }
 
 #[cfg(test)]

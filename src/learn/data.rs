@@ -73,6 +73,16 @@ fn bad(msg: impl Into<String>) -> io::Error {
 
 /// Reads every game of a file, checking the header and each record.
 pub fn read_games(r: &mut impl Read) -> io::Result<Vec<GameRecord>> {
+    read(r, false).map(|(games, _)| games)
+}
+
+/// [`read_games`] for a file still being written, or one whose writer was
+/// stopped: a truncated last game is left out, and its byte offset given.
+pub fn read_complete_games(r: &mut impl Read) -> io::Result<(Vec<GameRecord>, Option<usize>)> {
+    read(r, true)
+}
+
+fn read(r: &mut impl Read, allow_cut: bool) -> io::Result<(Vec<GameRecord>, Option<usize>)> {
     let mut bytes = Vec::new();
     r.read_to_end(&mut bytes)?;
     if bytes.len() < 5 || &bytes[..4] != MAGIC {
@@ -94,6 +104,13 @@ pub fn read_games(r: &mut impl Read) -> io::Result<Vec<GameRecord>> {
                 games.len() + 1
             ))
         };
+        let complete = bytes.get(i..i + 7).is_some_and(|h| {
+            let n = u16::from_le_bytes([h[5], h[6]]) as usize;
+            i + 7 + 4 * n <= bytes.len()
+        });
+        if allow_cut && !complete {
+            return Ok((games, Some(at)));
+        }
         let head = bytes.get(i..i + 7).ok_or_else(truncated)?;
         let rule = *Rule::ALL
             .get(head[0] as usize)
@@ -137,7 +154,7 @@ pub fn read_games(r: &mut impl Read) -> io::Result<Vec<GameRecord>> {
             scores,
         });
     }
-    Ok(games)
+    Ok((games, None))
 }
 
 #[cfg(test)]
@@ -178,6 +195,18 @@ mod tests {
         let cut = &buf[..buf.len() - 1];
         let e = read_games(&mut &cut[..]).unwrap_err().to_string();
         assert!(e.contains("truncated"), "{e}");
+        // A file still being written: its complete games, and where the
+        // cut one starts.
+        let mut two = buf.clone();
+        game().write(&mut two).unwrap();
+        for cut in [buf.len() + 3, two.len() - 1] {
+            let (games, at) = read_complete_games(&mut &two[..cut]).unwrap();
+            assert_eq!((games, at), (vec![game()], Some(buf.len())));
+        }
+        assert_eq!(
+            read_complete_games(&mut two.as_slice()).unwrap(),
+            (vec![game(), game()], None)
+        );
         let mut other = buf.clone();
         other[4] = 9;
         let e = read_games(&mut other.as_slice()).unwrap_err().to_string();

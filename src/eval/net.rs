@@ -1,0 +1,564 @@
+//! The network evaluator: a small integer network added to the tables.
+//!
+//! Input: per colour, an accumulator of [`CHANNELS`] integers, the sum
+//! over the empty cells of a learned vector of the cell's pattern code for
+//! that colour ([`CodeVectors`]). The board keeps both sums as moves are
+//! made and undone, touching only the cells whose codes changed, as it
+//! keeps the tables' sums. From the side to move's view the two
+//! accumulators (its own first) are clipped to `[0, 128]` and feed a hidden
+//! layer of [`HIDDEN`] units (int8 weights, int32 sums, plus a learned
+//! vector for each set bit of the threat mask of [`threat_mask`]), clipped
+//! again to `[0, 128]`, then one output in evaluation units. The value of a
+//! position is the tables' value plus the network's output, so the tables
+//! are the network's linear part and a network with a zero output layer is
+//! exactly the table evaluation it starts from.
+//!
+//! All integer, so the same input gives the same value everywhere. The
+//! trainer (`train/`) fits the float model of the same arithmetic:
+//!
+//! ```text
+//! acc   = sum of E[code]                  E = e / 128
+//! x     = clamp(acc, 0, 1)                (own colour's channels, then the other's)
+//! h     = clamp(W1 x + b1 + WM bits, 0, 1) W1 = w1 / 64, b1 = b1 / 8192, WM = wm / 8192
+//! value = WO h + bo                       WO = wo / 8, bo = bo / 1024
+//! ```
+//!
+//! and the engine computes it as `x = clamp(acc, 0, 128)`,
+//! `h = clamp((b1 + wm + w1 x) >> 6, 0, 128)`, `value = (bo + wo h) >> 10`
+//! (arithmetic shifts: floor division).
+//!
+//! Under renju each colour has its own vectors and its own layers (for the
+//! side to move); elsewhere one set serves both, and files list it twice.
+//!
+//! File format (text, like the tables'):
+//!
+//! ```text
+//! tengen-net 1
+//! rule freestyle
+//! features pcode1365 channels 32 hidden 32
+//! note data: ... (any number of note lines: data, commands, date)
+//! embed black v...      1365 x 32 values, code by code (i16)
+//! w1 black v...         64 x 32 values, input by input (-127..127)
+//! b1 black v...         32
+//! wm black v...         11 x 32 values, mask bit by bit
+//! wo black v...         32
+//! bo black v            1
+//! (the same six for white)
+//! end
+//! ```
+//!
+//! A file of another format, rule, feature set or size, or with a bad or
+//! missing value, is refused with a message naming the line.
+
+use super::weights::{threat_mask, WeightsError};
+use crate::board::{Acc, Board, CodeVectors, CHANNELS};
+use crate::pattern::pcode::NCODES;
+use crate::types::{Color, Rule};
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Hidden units.
+pub const HIDDEN: usize = 32;
+/// Inputs of the hidden layer: both accumulators.
+pub const INPUTS: usize = 2 * CHANNELS;
+/// Bits of the threat mask ([`threat_mask`]).
+pub const MASK_BITS: usize = 11;
+/// The format version this build reads and writes.
+pub const NET_FORMAT: u32 = 1;
+/// The feature set: per colour, the pattern code of each empty cell.
+pub const FEATURES: &str = "pcode1365";
+/// Upper clip of an input and of a hidden unit: 1.0 in the float model.
+pub const ONE: i32 = 128;
+/// `h = (b1 + wm + w1 x) >> SHIFT_HIDDEN`: w1 is scaled by 64.
+pub const SHIFT_HIDDEN: u32 = 6;
+/// `value = (bo + wo h) >> SHIFT_OUT`: wo is scaled by 8, h by 128.
+pub const SHIFT_OUT: u32 = 10;
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
+/// The layers after the accumulators, for one colour to move.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Head {
+    /// Per input, its weight to each hidden unit.
+    pub w1: [[i8; HIDDEN]; INPUTS],
+    pub b1: [i32; HIDDEN],
+    /// Per threat-mask bit, what it adds to each hidden unit.
+    pub wm: [[i32; HIDDEN]; MASK_BITS],
+    pub wo: [i32; HIDDEN],
+    pub bo: i32,
+}
+
+impl Head {
+    pub fn zero() -> Head {
+        Head {
+            w1: [[0; HIDDEN]; INPUTS],
+            b1: [0; HIDDEN],
+            wm: [[0; HIDDEN]; MASK_BITS],
+            wo: [0; HIDDEN],
+            bo: 0,
+        }
+    }
+
+    /// The output for accumulators `own` (the side to move's) and `other`
+    /// with threat mask `mask`.
+    #[inline]
+    pub fn forward(&self, own: &Acc, other: &Acc, mask: usize) -> i32 {
+        let mut z = self.b1;
+        let mut bits = mask;
+        while bits != 0 {
+            let b = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if b < MASK_BITS {
+                for (zj, wj) in z.iter_mut().zip(&self.wm[b]) {
+                    *zj += wj;
+                }
+            }
+        }
+        for (i, &a) in own.iter().chain(other.iter()).enumerate() {
+            // Clipped inputs are mostly 0: their weights are skipped.
+            let x = a.clamp(0, ONE);
+            if x != 0 {
+                for (zj, &wj) in z.iter_mut().zip(&self.w1[i]) {
+                    *zj += wj as i32 * x;
+                }
+            }
+        }
+        let mut out = self.bo;
+        for (zj, wj) in z.iter().zip(&self.wo) {
+            out += wj * (zj >> SHIFT_HIDDEN).clamp(0, ONE);
+        }
+        out >> SHIFT_OUT
+    }
+}
+
+/// One rule's network.
+#[derive(Clone)]
+pub struct Net {
+    pub rule: Rule,
+    /// How it was made: data, commands, date (free text, a line each).
+    pub notes: Vec<String>,
+    /// Per colour, per code: the vector the board sums.
+    pub vectors: Arc<CodeVectors>,
+    /// Per colour to move.
+    pub heads: [Box<Head>; 2],
+}
+
+impl fmt::Debug for Net {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Net({}, {} notes)", self.rule, self.notes.len())
+    }
+}
+
+impl Net {
+    /// All zero: adds nothing to the tables.
+    pub fn zero(rule: Rule) -> Net {
+        Net {
+            rule,
+            notes: Vec::new(),
+            vectors: Arc::new(CodeVectors::new()),
+            heads: [Box::new(Head::zero()), Box::new(Head::zero())],
+        }
+    }
+
+    /// The network's part of the value of `board` for the side to move,
+    /// from the board's accumulators when it keeps this network's (see
+    /// [`super::Evaluator::attach`]), else summed cell by cell.
+    #[inline]
+    pub fn output(&self, board: &Board) -> i32 {
+        match board.code_vectors() {
+            Some(v) if Arc::ptr_eq(v, &self.vectors) => {
+                let me = board.side_to_move();
+                let mask = threat_mask(|c, k| board.count(c, k) > 0, me);
+                self.heads[me.index()].forward(board.acc(me), board.acc(me.opposite()), mask)
+            }
+            _ => self.output_from_scratch(board),
+        }
+    }
+
+    /// The accumulators of `board` summed cell by cell.
+    pub fn accumulators(&self, board: &Board) -> [Acc; 2] {
+        let mut acc = [[0; CHANNELS]; 2];
+        for p in board.cells().iter() {
+            if board.stone(p).is_none() {
+                for c in [Color::Black, Color::White] {
+                    self.vectors.add(&mut acc[c.index()], c, board.code(c, p));
+                }
+            }
+        }
+        acc
+    }
+
+    /// [`Net::output`] from accumulators summed cell by cell (a check of
+    /// the board's incremental sums).
+    pub fn output_from_scratch(&self, board: &Board) -> i32 {
+        let acc = self.accumulators(board);
+        let me = board.side_to_move();
+        let mask = threat_mask(|c, k| board.count(c, k) > 0, me);
+        self.heads[me.index()].forward(&acc[me.index()], &acc[me.opposite().index()], mask)
+    }
+
+    /// Reads a network file.
+    pub fn from_file(path: &Path) -> Result<Net, WeightsError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| WeightsError(format!("{}: {e}", path.display())))?;
+        Net::parse(&text).map_err(|e| WeightsError(format!("{}: {}", path.display(), e.0)))
+    }
+
+    /// Reads the text format.
+    pub fn parse(text: &str) -> Result<Net, WeightsError> {
+        let err = |line: usize, msg: String| WeightsError(format!("line {}: {msg}", line + 1));
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
+        let (n, first) = lines
+            .next()
+            .ok_or_else(|| WeightsError("empty file".into()))?;
+        let version = first
+            .strip_prefix("tengen-net ")
+            .ok_or_else(|| err(n, "not a tengen network file".into()))?;
+        if version.trim().parse::<u32>().ok() != Some(NET_FORMAT) {
+            return Err(err(
+                n,
+                format!(
+                    "format version {} (this build reads {NET_FORMAT})",
+                    version.trim()
+                ),
+            ));
+        }
+        let (n, rule_line) = lines
+            .next()
+            .ok_or_else(|| WeightsError("no rule line".into()))?;
+        let rule: Rule = rule_line
+            .strip_prefix("rule ")
+            .and_then(|r| r.trim().parse().ok())
+            .ok_or_else(|| err(n, format!("expected 'rule NAME', got '{rule_line}'")))?;
+        let (n, feat_line) = lines
+            .next()
+            .ok_or_else(|| WeightsError("no features line".into()))?;
+        let want = format!("features {FEATURES} channels {CHANNELS} hidden {HIDDEN}");
+        if feat_line
+            .split_ascii_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            != want
+        {
+            return Err(err(
+                n,
+                format!("'{}' does not fit this build ('{want}')", feat_line.trim()),
+            ));
+        }
+        let mut net = Net::zero(rule);
+        let mut vectors = CodeVectors::new();
+        const TABLES: [(&str, usize, i64); 6] = [
+            ("embed", NCODES * CHANNELS, i16::MAX as i64),
+            ("w1", INPUTS * HIDDEN, 127),
+            ("b1", HIDDEN, 100_000_000),
+            ("wm", MASK_BITS * HIDDEN, 100_000_000),
+            ("wo", HIDDEN, 100_000_000),
+            ("bo", 1, 100_000_000),
+        ];
+        let mut seen = [[false; TABLES.len()]; 2];
+        let mut ended = false;
+        let mut values = Vec::new();
+        for (n, line) in lines {
+            if ended {
+                return Err(err(n, "text after 'end'".into()));
+            }
+            if let Some(note) = line.strip_prefix("note ") {
+                net.notes.push(note.to_string());
+                continue;
+            }
+            if line.trim() == "end" {
+                ended = true;
+                continue;
+            }
+            let mut words = line.split_ascii_whitespace();
+            let name = words.next().unwrap_or("");
+            let t = TABLES
+                .iter()
+                .position(|e| e.0 == name)
+                .ok_or_else(|| err(n, format!("unknown table '{name}'")))?;
+            let color = match words.next() {
+                Some("black") => Color::Black,
+                Some("white") => Color::White,
+                other => return Err(err(n, format!("unknown colour '{}'", other.unwrap_or("")))),
+            };
+            if seen[color.index()][t] {
+                return Err(err(n, format!("{name} {} given twice", color_name(color))));
+            }
+            seen[color.index()][t] = true;
+            let (_, want, limit) = TABLES[t];
+            values.clear();
+            for (i, word) in words.enumerate() {
+                let v: i64 = word
+                    .parse()
+                    .ok()
+                    .filter(|v: &i64| v.abs() <= limit)
+                    .ok_or_else(|| err(n, format!("bad value '{word}' at entry {i}")))?;
+                if i >= want {
+                    return Err(err(n, format!("more than {want} values")));
+                }
+                values.push(v as i32);
+            }
+            if values.len() != want {
+                return Err(err(n, format!("{} values, expected {want}", values.len())));
+            }
+            let head = &mut net.heads[color.index()];
+            match t {
+                0 => {
+                    for code in 0..NCODES {
+                        let mut v = [0i16; CHANNELS];
+                        for (k, x) in v.iter_mut().enumerate() {
+                            *x = values[code * CHANNELS + k] as i16;
+                        }
+                        vectors.set(color, code, v);
+                    }
+                }
+                1 => {
+                    for (i, row) in head.w1.iter_mut().enumerate() {
+                        for (j, w) in row.iter_mut().enumerate() {
+                            *w = values[i * HIDDEN + j] as i8;
+                        }
+                    }
+                }
+                2 => head.b1.copy_from_slice(&values),
+                3 => {
+                    for (b, row) in head.wm.iter_mut().enumerate() {
+                        row.copy_from_slice(&values[b * HIDDEN..(b + 1) * HIDDEN]);
+                    }
+                }
+                4 => head.wo.copy_from_slice(&values),
+                _ => head.bo = values[0],
+            }
+        }
+        if !ended {
+            return Err(WeightsError("no 'end' line: the file is truncated".into()));
+        }
+        for c in [Color::Black, Color::White] {
+            if let Some(t) = seen[c.index()].iter().position(|s| !s) {
+                return Err(WeightsError(format!(
+                    "no {} {} table",
+                    TABLES[t].0,
+                    color_name(c)
+                )));
+            }
+        }
+        net.vectors = Arc::new(vectors);
+        Ok(net)
+    }
+
+    /// Writes the text format.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write;
+        let mut s = format!(
+            "tengen-net {NET_FORMAT}\nrule {}\nfeatures {FEATURES} channels {CHANNELS} hidden {HIDDEN}\n",
+            self.rule
+        );
+        for note in &self.notes {
+            let _ = writeln!(s, "note {note}");
+        }
+        let line = |s: &mut String, name: &str, c: Color, vals: &mut dyn Iterator<Item = i32>| {
+            let _ = write!(s, "{name} {}", color_name(c));
+            for v in vals {
+                let _ = write!(s, " {v}");
+            }
+            s.push('\n');
+        };
+        for c in [Color::Black, Color::White] {
+            let h = &self.heads[c.index()];
+            let v = &self.vectors;
+            line(
+                &mut s,
+                "embed",
+                c,
+                &mut (0..NCODES).flat_map(|code| v.get(c, code).map(i32::from)),
+            );
+            line(
+                &mut s,
+                "w1",
+                c,
+                &mut h.w1.iter().flatten().map(|&w| w as i32),
+            );
+            line(&mut s, "b1", c, &mut h.b1.iter().copied());
+            line(&mut s, "wm", c, &mut h.wm.iter().flatten().copied());
+            line(&mut s, "wo", c, &mut h.wo.iter().copied());
+            line(&mut s, "bo", c, &mut std::iter::once(h.bo));
+        }
+        s.push_str("end\n");
+        s
+    }
+
+    /// A network of random small values (for tests and benchmarks): every
+    /// path of the arithmetic is used.
+    pub fn random(rule: Rule, seed: u64) -> Net {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut net = Net::zero(rule);
+        let mut vectors = CodeVectors::new();
+        for c in [Color::Black, Color::White] {
+            for code in 1..NCODES {
+                let mut v = [0i16; CHANNELS];
+                for x in v.iter_mut() {
+                    *x = rng.gen_range(-40..=60);
+                }
+                vectors.set(c, code, v);
+            }
+            let h = &mut net.heads[c.index()];
+            for w in h.w1.iter_mut().flatten() {
+                *w = rng.gen_range(-127..=127);
+            }
+            for b in h.b1.iter_mut() {
+                *b = rng.gen_range(-4000..=8000);
+            }
+            for w in h.wm.iter_mut().flatten() {
+                *w = rng.gen_range(-3000..=3000);
+            }
+            for w in h.wo.iter_mut() {
+                *w = rng.gen_range(-800..=800);
+            }
+            h.bo = rng.gen_range(-5000..=5000);
+        }
+        net.vectors = Arc::new(vectors);
+        net
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::Evaluator;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn incremental_accumulators_equal_sums_from_scratch() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(31);
+        for rule in Rule::ALL {
+            let net = Arc::new(Net::random(rule, rule.index() as u64));
+            let e = Evaluator::shipped().with_net(net.clone());
+            for size in [15, 20] {
+                let mut b = Board::new(size, rule).unwrap();
+                e.attach(&mut b);
+                let mut outputs = std::collections::HashSet::new();
+                for _ in 0..60 {
+                    let cands: Vec<_> = b.candidates().iter().collect();
+                    if cands.is_empty() || b.is_won() {
+                        break;
+                    }
+                    b.make(cands[rng.gen_range(0..cands.len())]);
+                    let out = net.output(&b);
+                    outputs.insert(out);
+                    assert_eq!(out, net.output_from_scratch(&b), "{rule} {b:?}");
+                    let table = crate::eval::evaluate(&b, e.weights(rule));
+                    if table.abs() < crate::eval::EVAL_LIMIT {
+                        assert_eq!(
+                            e.evaluate(&b),
+                            (table + out).clamp(-crate::eval::EVAL_LIMIT, crate::eval::EVAL_LIMIT)
+                        );
+                    }
+                    if rng.gen_range(0..4) == 0 {
+                        b.unmake();
+                        assert_eq!(net.output(&b), net.output_from_scratch(&b));
+                    }
+                }
+                b.check_consistency().unwrap();
+                // A random network is not constant.
+                assert!(outputs.len() > 10, "{rule}: {outputs:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_forward_pass_is_the_documented_arithmetic() {
+        let mut h = Head::zero();
+        // Input 0 (own channel 0) and input CHANNELS + 1 (other channel 1).
+        h.w1[0][0] = 64; // 1.0
+        h.w1[CHANNELS + 1][0] = -32; // -0.5
+        h.b1[0] = 1024; // 0.125
+        h.wm[3][0] = 2048; // 0.25 when mask bit 3 is set
+        h.wo[0] = 8 * 100; // 100 units
+        h.bo = 1024 * 7; // 7 units
+        let mut own = [0; CHANNELS];
+        let mut other = [0; CHANNELS];
+        own[0] = 64; // 0.5
+        other[1] = 300; // clipped to 1.0
+                        // h = clamp(0.5 - 0.5 + 0.125, 0, 1) = 0.125: 100 * 0.125 + 7 = 19.5 -> 19.
+        assert_eq!(h.forward(&own, &other, 0), 19);
+        // With bit 3: h = 0.375: 37.5 + 7 -> 44.
+        assert_eq!(h.forward(&own, &other, 1 << 3), 44);
+        // Inputs below zero are clipped: h = 0.5 + 0.125 = 0.625 -> 69.
+        other[1] = -500;
+        assert_eq!(h.forward(&own, &other, 0), 69);
+        // The hidden unit is clipped at 1: 107. A negative value floors.
+        own[0] = 128;
+        h.b1[0] = 8192;
+        assert_eq!(h.forward(&own, &other, 0), 107);
+        h.wo[0] = -8 * 100;
+        h.bo = 0;
+        h.b1[0] = 1;
+        own[0] = 0;
+        // h = 1/8192 >> 6 = 0: the output is 0; with b1 = 64, h = 1/128:
+        // -100/128 = -0.78 -> -1 (floor).
+        assert_eq!(h.forward(&own, &other, 0), 0);
+        h.b1[0] = 64;
+        assert_eq!(h.forward(&own, &other, 0), -1);
+    }
+
+    #[test]
+    fn files_round_trip_and_bad_files_are_refused() {
+        let net = Net::random(Rule::Renju, 5);
+        let mut with_notes = net.clone();
+        with_notes.notes = vec!["data: 10 games".into(), "date: today".into()];
+        let text = with_notes.to_text();
+        let back = Net::parse(&text).unwrap();
+        assert_eq!(back.rule, Rule::Renju);
+        assert_eq!(back.notes, with_notes.notes);
+        assert!(*back.vectors == *net.vectors);
+        assert!(back.heads == net.heads);
+        assert_eq!(back.to_text(), text);
+
+        let refused = |t: &str, why: &str| {
+            let e = Net::parse(t)
+                .err()
+                .unwrap_or_else(|| panic!("accepted: {why}"));
+            assert!(e.0.contains(why), "{why}: {}", e.0);
+        };
+        refused("", "empty file");
+        refused("tengen-eval 2\n", "not a tengen network file");
+        refused(
+            &text.replace("tengen-net 1", "tengen-net 2"),
+            "format version 2",
+        );
+        refused(
+            &text.replace("rule renju", "rule chess"),
+            "expected 'rule NAME'",
+        );
+        refused(
+            &text.replace("channels 32", "channels 16"),
+            "does not fit this build",
+        );
+        refused(&text.replace("\nend\n", "\n"), "truncated");
+        refused(&text.replace("\nbo white", "\nbo black"), "given twice");
+        let w1 = text.lines().find(|l| l.starts_with("w1 black")).unwrap();
+        refused(
+            &text.replace(w1, &format!("{w1} 5")),
+            "more than 2048 values",
+        );
+        let mut words: Vec<&str> = w1.split(' ').collect();
+        words[7] = "200";
+        refused(
+            &text.replace(w1, &words.join(" ")),
+            "bad value '200' at entry 5",
+        );
+        let short = &w1[..w1.rfind(' ').unwrap()];
+        refused(&text.replace(w1, short), "2047 values, expected 2048");
+        let wm = text.lines().find(|l| l.starts_with("wm white")).unwrap();
+        refused(&text.replace(&format!("{wm}\n"), ""), "no wm white table");
+    }
+}
