@@ -146,6 +146,8 @@ pub struct Board {
     acc: [Acc; 2],
     /// `acc` before each move of `history`, when kept.
     acc_history: Vec<[Acc; 2]>,
+    /// While above 0, moves leave `acc` alone (see [`Board::pause_acc`]).
+    acc_paused: u32,
     /// Cells within Chebyshev distance 2 of a stone (stones included).
     area: Bitboard,
     hash: u64,
@@ -185,6 +187,7 @@ impl Board {
             code_vectors: None,
             acc: [[0; CHANNELS]; 2],
             acc_history: Vec::new(),
+            acc_paused: 0,
             area: Bitboard::EMPTY,
             hash: 0,
             side: Color::Black,
@@ -473,7 +476,9 @@ impl Board {
     /// Plays the position again from empty after `change`, so that every
     /// kept sum, and those saved for `unmake`, follow it.
     fn replay_with(&mut self, change: impl FnOnce(&mut Board)) {
+        debug_assert_eq!(self.acc_paused, 0, "the sums change during a pause");
         let mut fresh = self.clone();
+        fresh.acc_paused = 0;
         while fresh.ply() > 0 {
             fresh.unmake();
         }
@@ -630,9 +635,26 @@ impl Board {
             self.keys[d][line] = key;
             self.update_line::<H>(d, key, t, pi);
         }
-        if self.code_vectors.is_some() {
+        if self.code_vectors.is_some() && self.acc_paused == 0 {
             self.update_acc();
         }
+    }
+
+    /// Stops bringing the network accumulators up to date, for a search
+    /// that makes and takes back moves without evaluating them (the threat
+    /// searches): they stay those of the position at the pause, which is
+    /// the position again once every move made since is taken back, before
+    /// [`Board::resume_acc`]. Pauses nest.
+    #[inline]
+    pub fn pause_acc(&mut self) {
+        self.acc_paused += 1;
+    }
+
+    /// Ends a [`Board::pause_acc`]; the moves made since must be taken back.
+    #[inline]
+    pub fn resume_acc(&mut self) {
+        debug_assert!(self.acc_paused > 0);
+        self.acc_paused = self.acc_paused.saturating_sub(1);
     }
 
     /// Brings the network accumulators up to date after a move, from the
@@ -746,7 +768,7 @@ impl Board {
         self.undo_len = start;
         self.counts = st.counts;
         self.values = st.values;
-        if self.code_vectors.is_some() {
+        if self.code_vectors.is_some() && self.acc_paused == 0 {
             if let Some(a) = self.acc_history.pop() {
                 self.acc = a;
             }

@@ -5,10 +5,10 @@
 //! that colour ([`CodeVectors`]). The board keeps both sums as moves are
 //! made and undone, touching only the cells whose codes changed, as it
 //! keeps the tables' sums. From the side to move's view the two
-//! accumulators (its own first) are clipped to `[0, 128]` and feed a hidden
-//! layer of [`HIDDEN`] units (int8 weights, int32 sums, plus a learned
-//! vector for each set bit of the threat mask of [`threat_mask`]), clipped
-//! again to `[0, 128]`, then one output in evaluation units. The value of a
+//! accumulators (its own first), clipped to `[0, 1024]` (1.0), feed a
+//! hidden layer of [`HIDDEN`] units (int16 weights, int32 sums, plus a
+//! learned vector for each set bit of the threat mask of [`threat_mask`]),
+//! clipped again to `[0, 1024]`, then one output in evaluation units. The value of a
 //! position is the tables' value plus the network's output, so the tables
 //! are the network's linear part and a network with a zero output layer is
 //! exactly the table evaluation it starts from.
@@ -17,15 +17,16 @@
 //! trainer (`train/`) fits the float model of the same arithmetic:
 //!
 //! ```text
-//! acc   = sum of E[code]                  E = e / 128
+//! acc   = sum of E[code]                  E = e / 4096
 //! x     = clamp(acc, 0, 1)                (own colour's channels, then the other's)
-//! h     = clamp(W1 x + b1 + WM bits, 0, 1) W1 = w1 / 64, b1 = b1 / 8192, WM = wm / 8192
-//! value = WO h + bo                       WO = wo / 8, bo = bo / 1024
+//! h     = clamp(W1 x + b1 + WM bits, 0, 1) W1 = w1 / 1024, b1 = b1 / 2^20, WM = wm / 2^20
+//! value = WO h + bo                       WO = wo / 8, bo = bo / 8192
 //! ```
 //!
-//! and the engine computes it as `x = clamp(acc, 0, 128)`,
-//! `h = clamp((b1 + wm + w1 x) >> 6, 0, 128)`, `value = (bo + wo h) >> 10`
-//! (arithmetic shifts: floor division).
+//! and the engine computes it as `x = clamp(round(acc / 4), 0, 1024)`,
+//! `h = clamp(round((b1 + wm + w1 x) / 1024), 0, 1024)`,
+//! `value = round((bo + wo h) / 8192)`, each `round(a / 2^s)` being
+//! `(a + 2^(s-1)) >> s` (halves rounded up).
 //!
 //! Under renju each colour has its own vectors and its own layers (for the
 //! side to move); elsewhere one set serves both, and files list it twice.
@@ -37,8 +38,8 @@
 //! rule freestyle
 //! features pcode1365 channels 32 hidden 32
 //! note data: ... (any number of note lines: data, commands, date)
-//! embed black v...      1365 x 32 values, code by code (i16)
-//! w1 black v...         64 x 32 values, input by input (-127..127)
+//! embed black v...      1365 x 32 values, code by code (i16, scale 4096)
+//! w1 black v...         32 x 64 values, hidden unit by unit (-8192..8192)
 //! b1 black v...         32
 //! wm black v...         11 x 32 values, mask bit by bit
 //! wo black v...         32
@@ -69,11 +70,19 @@ pub const NET_FORMAT: u32 = 1;
 /// The feature set: per colour, the pattern code of each empty cell.
 pub const FEATURES: &str = "pcode1365";
 /// Upper clip of an input and of a hidden unit: 1.0 in the float model.
-pub const ONE: i32 = 128;
-/// `h = (b1 + wm + w1 x) >> SHIFT_HIDDEN`: w1 is scaled by 64.
-pub const SHIFT_HIDDEN: u32 = 6;
-/// `value = (bo + wo h) >> SHIFT_OUT`: wo is scaled by 8, h by 128.
-pub const SHIFT_OUT: u32 = 10;
+pub const ONE: i32 = 1024;
+/// `x = round(acc / 2^SHIFT_INPUT)`: the vectors are scaled by 4096.
+pub const SHIFT_INPUT: u32 = 2;
+/// `h = round((b1 + wm + w1 x) / 2^SHIFT_HIDDEN)`: w1 is scaled by 1024.
+pub const SHIFT_HIDDEN: u32 = 10;
+/// Largest first-layer weight (8.0): with the inputs at most 1024 and the
+/// biases' limits, the hidden sums stay within i32.
+pub const W1_LIMIT: i64 = 8192;
+/// `value = round((bo + wo h) / 2^SHIFT_OUT)`: wo is scaled by 8, h by 1024.
+pub const SHIFT_OUT: u32 = 13;
+/// Largest output weight: 7500 evaluation units for a whole hidden unit,
+/// so that the output's sum stays within i32.
+pub const WO_LIMIT: i64 = 60_000;
 
 fn color_name(c: Color) -> &'static str {
     match c {
@@ -85,8 +94,8 @@ fn color_name(c: Color) -> &'static str {
 /// The layers after the accumulators, for one colour to move.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Head {
-    /// Per input, its weight to each hidden unit.
-    pub w1: [[i8; HIDDEN]; INPUTS],
+    /// Per hidden unit, its weight from each input.
+    pub w1: [[i16; INPUTS]; HIDDEN],
     pub b1: [i32; HIDDEN],
     /// Per threat-mask bit, what it adds to each hidden unit.
     pub wm: [[i32; HIDDEN]; MASK_BITS],
@@ -97,7 +106,7 @@ pub struct Head {
 impl Head {
     pub fn zero() -> Head {
         Head {
-            w1: [[0; HIDDEN]; INPUTS],
+            w1: [[0; INPUTS]; HIDDEN],
             b1: [0; HIDDEN],
             wm: [[0; HIDDEN]; MASK_BITS],
             wo: [0; HIDDEN],
@@ -120,20 +129,24 @@ impl Head {
                 }
             }
         }
-        for (i, &a) in own.iter().chain(other.iter()).enumerate() {
-            // Clipped inputs are mostly 0: their weights are skipped.
-            let x = a.clamp(0, ONE);
-            if x != 0 {
-                for (zj, &wj) in z.iter_mut().zip(&self.w1[i]) {
-                    *zj += wj as i32 * x;
-                }
+        let mut x = [0i16; INPUTS];
+        for (xi, &a) in x.iter_mut().zip(own.iter().chain(other.iter())) {
+            *xi = ((a + (1 << (SHIFT_INPUT - 1))) >> SHIFT_INPUT).clamp(0, ONE) as i16;
+        }
+        // Dot products of i16 pairs summed in i32: one multiply-add
+        // instruction for each pair of lanes where the target has it.
+        for (zj, row) in z.iter_mut().zip(&self.w1) {
+            let mut s = 0i32;
+            for (&w, &xi) in row.iter().zip(&x) {
+                s += w as i32 * xi as i32;
             }
+            *zj += s;
         }
         let mut out = self.bo;
         for (zj, wj) in z.iter().zip(&self.wo) {
-            out += wj * (zj >> SHIFT_HIDDEN).clamp(0, ONE);
+            out += wj * ((zj + (1 << (SHIFT_HIDDEN - 1))) >> SHIFT_HIDDEN).clamp(0, ONE);
         }
-        out >> SHIFT_OUT
+        (out + (1 << (SHIFT_OUT - 1))) >> SHIFT_OUT
     }
 }
 
@@ -258,10 +271,10 @@ impl Net {
         let mut vectors = CodeVectors::new();
         const TABLES: [(&str, usize, i64); 6] = [
             ("embed", NCODES * CHANNELS, i16::MAX as i64),
-            ("w1", INPUTS * HIDDEN, 127),
+            ("w1", HIDDEN * INPUTS, W1_LIMIT),
             ("b1", HIDDEN, 100_000_000),
             ("wm", MASK_BITS * HIDDEN, 100_000_000),
-            ("wo", HIDDEN, 100_000_000),
+            ("wo", HIDDEN, WO_LIMIT),
             ("bo", 1, 100_000_000),
         ];
         let mut seen = [[false; TABLES.len()]; 2];
@@ -322,9 +335,9 @@ impl Net {
                     }
                 }
                 1 => {
-                    for (i, row) in head.w1.iter_mut().enumerate() {
-                        for (j, w) in row.iter_mut().enumerate() {
-                            *w = values[i * HIDDEN + j] as i8;
+                    for (j, row) in head.w1.iter_mut().enumerate() {
+                        for (i, w) in row.iter_mut().enumerate() {
+                            *w = values[j * INPUTS + i] as i16;
                         }
                     }
                 }
@@ -406,24 +419,24 @@ impl Net {
             for code in 1..NCODES {
                 let mut v = [0i16; CHANNELS];
                 for x in v.iter_mut() {
-                    *x = rng.gen_range(-40..=60);
+                    *x = rng.gen_range(-1280..=1920);
                 }
                 vectors.set(c, code, v);
             }
             let h = &mut net.heads[c.index()];
             for w in h.w1.iter_mut().flatten() {
-                *w = rng.gen_range(-127..=127);
+                *w = rng.gen_range(-2000..=2000);
             }
             for b in h.b1.iter_mut() {
-                *b = rng.gen_range(-4000..=8000);
+                *b = rng.gen_range(-60_000..=120_000);
             }
             for w in h.wm.iter_mut().flatten() {
-                *w = rng.gen_range(-3000..=3000);
+                *w = rng.gen_range(-50_000..=50_000);
             }
             for w in h.wo.iter_mut() {
                 *w = rng.gen_range(-800..=800);
             }
-            h.bo = rng.gen_range(-5000..=5000);
+            h.bo = rng.gen_range(-40000..=40000);
         }
         net.vectors = Arc::new(vectors);
         net
@@ -475,39 +488,82 @@ mod tests {
     }
 
     #[test]
+    fn paused_sums_come_back_and_a_search_leaves_them_right() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        let net = Arc::new(Net::random(Rule::Freestyle, 2));
+        let e = Evaluator::shipped().with_net(net.clone());
+        let mut b =
+            crate::perft::position_from_moves(15, Rule::Freestyle, "h8i9h9i8g7j10").unwrap();
+        e.attach(&mut b);
+        let before = net.output(&b);
+        b.pause_acc();
+        for _ in 0..6 {
+            let cands: Vec<_> = b.candidates().iter().collect();
+            b.make(cands[rng.gen_range(0..cands.len())]);
+        }
+        for _ in 0..6 {
+            b.unmake();
+        }
+        b.resume_acc();
+        assert_eq!(net.output(&b), before);
+        b.check_consistency().unwrap();
+        // A search (threat searches and the solver pause the sums) leaves
+        // the board as it was, its sums included.
+        let mut s = crate::search::Searcher::with_eval(
+            crate::search::params::Params::default(),
+            e.clone(),
+            1 << 20,
+        );
+        for moves in ["h8i9h9i8g7j10", "h8h9i8i9j8j9g8", "h8i7i8j9g7k6"] {
+            let mut b = crate::perft::position_from_moves(15, Rule::Freestyle, moves).unwrap();
+            s.search(&mut b, &crate::search::Limits::nodes(20_000), |_| {});
+            b.check_consistency().unwrap();
+            assert_eq!(net.output(&b), net.output_from_scratch(&b), "{moves}");
+        }
+    }
+
+    #[test]
     fn the_forward_pass_is_the_documented_arithmetic() {
         let mut h = Head::zero();
         // Input 0 (own channel 0) and input CHANNELS + 1 (other channel 1).
-        h.w1[0][0] = 64; // 1.0
-        h.w1[CHANNELS + 1][0] = -32; // -0.5
-        h.b1[0] = 1024; // 0.125
-        h.wm[3][0] = 2048; // 0.25 when mask bit 3 is set
+        h.w1[0][0] = 1024; // 1.0
+        h.w1[0][CHANNELS + 1] = -512; // -0.5
+        h.b1[0] = 1 << 17; // 0.125
+        h.wm[3][0] = 1 << 18; // 0.25 when mask bit 3 is set
         h.wo[0] = 8 * 100; // 100 units
-        h.bo = 1024 * 7; // 7 units
+        h.bo = 8192 * 7; // 7 units
         let mut own = [0; CHANNELS];
         let mut other = [0; CHANNELS];
-        own[0] = 64; // 0.5
-        other[1] = 300; // clipped to 1.0
-                        // h = clamp(0.5 - 0.5 + 0.125, 0, 1) = 0.125: 100 * 0.125 + 7 = 19.5 -> 19.
-        assert_eq!(h.forward(&own, &other, 0), 19);
-        // With bit 3: h = 0.375: 37.5 + 7 -> 44.
-        assert_eq!(h.forward(&own, &other, 1 << 3), 44);
-        // Inputs below zero are clipped: h = 0.5 + 0.125 = 0.625 -> 69.
-        other[1] = -500;
-        assert_eq!(h.forward(&own, &other, 0), 69);
-        // The hidden unit is clipped at 1: 107. A negative value floors.
-        own[0] = 128;
-        h.b1[0] = 8192;
+        own[0] = 2048; // 0.5
+        other[1] = 12000; // clipped to 1.0
+                          // h = clamp(0.5 - 0.5 + 0.125, 0, 1) = 0.125: 100 * 0.125 + 7 = 19.5 -> 20.
+        assert_eq!(h.forward(&own, &other, 0), 20);
+        // With bit 3: h = 0.375: 37.5 + 7 = 44.5 -> 45 (halves round up).
+        assert_eq!(h.forward(&own, &other, 1 << 3), 45);
+        // Inputs below zero are clipped: h = 0.5 + 0.125 = 0.625: 69.5 -> 70.
+        other[1] = -16000;
+        assert_eq!(h.forward(&own, &other, 0), 70);
+        // The hidden unit is clipped at 1: 100 + 7.
+        own[0] = 4096;
+        h.b1[0] = 1 << 20;
         assert_eq!(h.forward(&own, &other, 0), 107);
+        // x = round(13 / 4) = 3, h = round(2032 * 3 / 1024) = 6 (of 1024):
+        // 100 * 6/1024 + 7 = 7.6 -> 8; 9 / 4 rounds to 2 (h 4: 7.4 -> 7).
+        h.w1[0][0] = 2032;
+        h.b1[0] = 0;
+        own[0] = 13;
+        assert_eq!(h.forward(&own, &other, 0), 8);
+        own[0] = 9;
+        assert_eq!(h.forward(&own, &other, 0), 7);
         h.wo[0] = -8 * 100;
         h.bo = 0;
-        h.b1[0] = 1;
+        h.b1[0] = 511;
         own[0] = 0;
-        // h = 1/8192 >> 6 = 0: the output is 0; with b1 = 64, h = 1/128:
-        // -100/128 = -0.78 -> -1 (floor).
+        // h = round(511 / 1024) = 0: the output is 0; with b1 = 32 << 10,
+        // h = 32/1024: -3.125 -> -3.
         assert_eq!(h.forward(&own, &other, 0), 0);
-        h.b1[0] = 64;
-        assert_eq!(h.forward(&own, &other, 0), -1);
+        h.b1[0] = 32 << 10;
+        assert_eq!(h.forward(&own, &other, 0), -3);
     }
 
     #[test]
@@ -551,10 +607,10 @@ mod tests {
             "more than 2048 values",
         );
         let mut words: Vec<&str> = w1.split(' ').collect();
-        words[7] = "200";
+        words[7] = "9000";
         refused(
             &text.replace(w1, &words.join(" ")),
-            "bad value '200' at entry 5",
+            "bad value '9000' at entry 5",
         );
         let short = &w1[..w1.rfind(' ').unwrap()];
         refused(&text.replace(w1, short), "2047 values, expected 2048");

@@ -112,7 +112,10 @@ impl Searcher {
         let mut line = std::mem::take(&mut self.vcf_line);
         line.clear();
         let local = self.params.vcf_local;
+        // Nothing here evaluates: the network's sums wait.
+        board.pause_acc();
         let r = self.vcf(board, depth, &mut budget, None, local, None, &mut line);
+        board.resume_acc();
         self.vcf_line = line;
         r
     }
@@ -129,8 +132,10 @@ impl Searcher {
     ) -> Option<Vec<Pos>> {
         let mut budget = max_nodes;
         let mut line = Vec::new();
-        self.vcf(board, max_fours, &mut budget, None, false, None, &mut line)
-            .map(|_| line)
+        board.pause_acc();
+        let r = self.vcf(board, max_fours, &mut budget, None, false, None, &mut line);
+        board.resume_acc();
+        r.map(|_| line)
     }
 
     /// VCF for the side to move. `must` is the cell the attacker has to

@@ -224,6 +224,14 @@ impl Solver {
     /// Does the side to move of `board` (the attacker) win by threats?
     /// `board` is left as it was.
     pub fn solve(&mut self, board: &mut Board, limits: &SolveLimits) -> Solution {
+        // Nothing here evaluates: the network's sums wait.
+        board.pause_acc();
+        let s = self.solve_paused(board, limits);
+        board.resume_acc();
+        s
+    }
+
+    fn solve_paused(&mut self, board: &mut Board, limits: &SolveLimits) -> Solution {
         self.start = Instant::now();
         self.nodes = 0;
         self.next_check = 0;
