@@ -305,7 +305,7 @@ mod tests {
     fn book_games_start_from_the_book_and_shards_split_a_run() {
         let book: Vec<Vec<Pos>> = ["e5f5", "e5e6d4", "d5e5f4f6"]
             .iter()
-            .map(|l| crate::tournament::setup::parse_opening(l, 9).unwrap())
+            .map(|l| crate::types::parse_pos_list(l).unwrap())
             .collect();
         let cfg = SelfplayConfig {
             games: 5,

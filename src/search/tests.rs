@@ -583,3 +583,20 @@ fn a_parallel_search_plays_legal_moves_counts_every_thread_and_stops() {
         assert_eq!(r.nodes, s.nodes());
     }
 }
+
+#[test]
+fn a_search_with_a_network_leaves_its_sums_right() {
+    // The threat searches and the solver pause the network's sums; after
+    // a search the board is as it was, its sums included.
+    use crate::eval::net::Net;
+    use std::sync::Arc;
+    let net = Arc::new(Net::random(Rule::Freestyle, 2));
+    let e = Evaluator::shipped().with_net(net.clone());
+    let mut s = Searcher::with_eval(Params::default(), e, 1 << 20);
+    for moves in ["h8i9h9i8g7j10", "h8h9i8i9j8j9g8", "h8i7i8j9g7k6"] {
+        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+        s.search(&mut b, &Limits::nodes(20_000), |_| {});
+        b.check_consistency().unwrap();
+        assert_eq!(net.output(&b), net.output_from_scratch(&b), "{moves}");
+    }
+}
