@@ -280,13 +280,19 @@ pub fn loss(w: &[f64], d: &Dataset, lambda: f64, k: f64) -> f64 {
 /// The K that best fits the game results with tables `w` (a log grid,
 /// refined twice).
 pub fn fit_k(w: &[f64], d: &Dataset) -> f64 {
+    best_k(|k| loss(w, d, 1.0, k))
+}
+
+/// The K in 20..5000 with the least `loss(K)`: a log grid of 21 points,
+/// refined twice around the best.
+pub fn best_k(loss: impl Fn(f64) -> f64) -> f64 {
     let (mut lo, mut hi) = (20.0f64, 5000.0f64);
     let mut best = 200.0;
     for _ in 0..3 {
         let mut best_loss = f64::INFINITY;
         for j in 0..=20 {
             let k = lo * (hi / lo).powf(j as f64 / 20.0);
-            let l = loss(w, d, 1.0, k);
+            let l = loss(k);
             if l < best_loss {
                 best_loss = l;
                 best = k;

@@ -375,8 +375,8 @@ pub fn batch(d: &Dataset, idx: &[usize], slots: usize, lambda: f64, k: f64) -> R
     })
 }
 
-/// The K that best fits the game results with the tables alone (a log
-/// grid, refined twice), as `pbrain-tengen tune` finds it.
+/// The K that best fits the game results with the tables alone, found
+/// as `pbrain-tengen tune` finds it.
 pub fn fit_k(d: &Dataset) -> f64 {
     let loss = |k: f64| -> f64 {
         (0..d.len())
@@ -387,23 +387,7 @@ pub fn fit_k(d: &Dataset) -> f64 {
             })
             .sum()
     };
-    let (mut lo, mut hi) = (20.0f64, 5000.0f64);
-    let mut best = 200.0;
-    for _ in 0..3 {
-        let mut best_loss = f64::INFINITY;
-        for j in 0..=20 {
-            let k = lo * (hi / lo).powf(j as f64 / 20.0);
-            let l = loss(k);
-            if l < best_loss {
-                best_loss = l;
-                best = k;
-            }
-        }
-        let step = (hi / lo).powf(1.0 / 20.0);
-        lo = best / step;
-        hi = best * step;
-    }
-    best
+    tengen::learn::tune::best_k(loss)
 }
 
 /// Mean loss (less the targets' entropy) of the model on a whole set.
