@@ -91,11 +91,21 @@ fn color_name(c: Color) -> &'static str {
     }
 }
 
+/// An accumulator channel as an input: `clamp(round(a / 4), 0, 1024)`.
+#[inline(always)]
+fn input(a: i32) -> i16 {
+    ((a + (1 << (SHIFT_INPUT - 1))) >> SHIFT_INPUT).clamp(0, ONE) as i16
+}
+
 /// The layers after the accumulators, for one colour to move.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Head {
-    /// Per hidden unit, its weight from each input.
-    pub w1: [[i16; INPUTS]; HIDDEN],
+    /// The first layer's weights by pairs of inputs: `w1[p][2 * j + k]`
+    /// is hidden unit `j`'s weight from input `2 * p + k` (see
+    /// [`Head::w1`]), so that the forward pass adds a pair of inputs to
+    /// all hidden units with one multiply-add per four units, and skips
+    /// the pairs that are both zero (most, after the clip).
+    w1: [[i16; 2 * HIDDEN]; INPUTS / 2],
     pub b1: [i32; HIDDEN],
     /// Per threat-mask bit, what it adds to each hidden unit.
     pub wm: [[i32; HIDDEN]; MASK_BITS],
@@ -106,12 +116,23 @@ pub struct Head {
 impl Head {
     pub fn zero() -> Head {
         Head {
-            w1: [[0; INPUTS]; HIDDEN],
+            w1: [[0; 2 * HIDDEN]; INPUTS / 2],
             b1: [0; HIDDEN],
             wm: [[0; HIDDEN]; MASK_BITS],
             wo: [0; HIDDEN],
             bo: 0,
         }
+    }
+
+    /// Hidden unit `j`'s weight from input `i` (the side to move's
+    /// channels, then the other side's).
+    #[inline]
+    pub fn w1(&self, j: usize, i: usize) -> i16 {
+        self.w1[i / 2][2 * j + i % 2]
+    }
+
+    pub fn set_w1(&mut self, j: usize, i: usize, w: i16) {
+        self.w1[i / 2][2 * j + i % 2] = w;
     }
 
     /// The output for accumulators `own` (the side to move's) and `other`
@@ -129,18 +150,26 @@ impl Head {
                 }
             }
         }
+        // Two plain loops (not one over a chain) so that each is a few
+        // vector min/max instructions.
         let mut x = [0i16; INPUTS];
-        for (xi, &a) in x.iter_mut().zip(own.iter().chain(other.iter())) {
-            *xi = ((a + (1 << (SHIFT_INPUT - 1))) >> SHIFT_INPUT).clamp(0, ONE) as i16;
+        let (xo, xt) = x.split_at_mut(CHANNELS);
+        for (xi, &a) in xo.iter_mut().zip(own) {
+            *xi = input(a);
         }
-        // Dot products of i16 pairs summed in i32: one multiply-add
+        for (xi, &a) in xt.iter_mut().zip(other) {
+            *xi = input(a);
+        }
+        // Products of i16 pairs summed in i32: one multiply-add
         // instruction for each pair of lanes where the target has it.
-        for (zj, row) in z.iter_mut().zip(&self.w1) {
-            let mut s = 0i32;
-            for (&w, &xi) in row.iter().zip(&x) {
-                s += w as i32 * xi as i32;
+        for (p, row) in self.w1.iter().enumerate() {
+            let (a, b) = (x[2 * p] as i32, x[2 * p + 1] as i32);
+            if a | b == 0 {
+                continue;
             }
-            *zj += s;
+            for (zj, w) in z.iter_mut().zip(row.chunks_exact(2)) {
+                *zj += a * w[0] as i32 + b * w[1] as i32;
+            }
         }
         let mut out = self.bo;
         for (zj, wj) in z.iter().zip(&self.wo) {
@@ -335,9 +364,9 @@ impl Net {
                     }
                 }
                 1 => {
-                    for (j, row) in head.w1.iter_mut().enumerate() {
-                        for (i, w) in row.iter_mut().enumerate() {
-                            *w = values[j * INPUTS + i] as i16;
+                    for j in 0..HIDDEN {
+                        for i in 0..INPUTS {
+                            head.set_w1(j, i, values[j * INPUTS + i] as i16);
                         }
                     }
                 }
@@ -397,7 +426,7 @@ impl Net {
                 &mut s,
                 "w1",
                 c,
-                &mut h.w1.iter().flatten().map(|&w| w as i32),
+                &mut (0..HIDDEN).flat_map(|j| (0..INPUTS).map(move |i| h.w1(j, i) as i32)),
             );
             line(&mut s, "b1", c, &mut h.b1.iter().copied());
             line(&mut s, "wm", c, &mut h.wm.iter().flatten().copied());
@@ -424,8 +453,10 @@ impl Net {
                 vectors.set(c, code, v);
             }
             let h = &mut net.heads[c.index()];
-            for w in h.w1.iter_mut().flatten() {
-                *w = rng.gen_range(-2000..=2000);
+            for j in 0..HIDDEN {
+                for i in 0..INPUTS {
+                    h.set_w1(j, i, rng.gen_range(-2000..=2000));
+                }
             }
             for b in h.b1.iter_mut() {
                 *b = rng.gen_range(-60_000..=120_000);
@@ -513,8 +544,8 @@ mod tests {
     fn the_forward_pass_is_the_documented_arithmetic() {
         let mut h = Head::zero();
         // Input 0 (own channel 0) and input CHANNELS + 1 (other channel 1).
-        h.w1[0][0] = 1024; // 1.0
-        h.w1[0][CHANNELS + 1] = -512; // -0.5
+        h.set_w1(0, 0, 1024); // 1.0
+        h.set_w1(0, CHANNELS + 1, -512); // -0.5
         h.b1[0] = 1 << 17; // 0.125
         h.wm[3][0] = 1 << 18; // 0.25 when mask bit 3 is set
         h.wo[0] = 8 * 100; // 100 units
@@ -536,12 +567,17 @@ mod tests {
         assert_eq!(h.forward(&own, &other, 0), 107);
         // x = round(13 / 4) = 3, h = round(2032 * 3 / 1024) = 6 (of 1024):
         // 100 * 6/1024 + 7 = 7.6 -> 8; 9 / 4 rounds to 2 (h 4: 7.4 -> 7).
-        h.w1[0][0] = 2032;
+        h.set_w1(0, 0, 2032);
         h.b1[0] = 0;
         own[0] = 13;
         assert_eq!(h.forward(&own, &other, 0), 8);
         own[0] = 9;
         assert_eq!(h.forward(&own, &other, 0), 7);
+        // A large sum.
+        own[0] = 1 << 24;
+        h.b1[0] = 0;
+        assert_eq!(h.forward(&own, &other, 0), 107);
+        own[0] = 9;
         h.wo[0] = -8 * 100;
         h.bo = 0;
         h.b1[0] = 511;
@@ -576,7 +612,7 @@ mod tests {
         refused("tengen-eval 2\n", "not a tengen network file");
         refused(
             &text.replace("tengen-net 1", "tengen-net 2"),
-            "format version 2",
+            "format version 2 (this build reads 1)",
         );
         refused(
             &text.replace("rule renju", "rule chess"),
@@ -598,6 +634,14 @@ mod tests {
         refused(
             &text.replace(w1, &words.join(" ")),
             "bad value '9000' at entry 5",
+        );
+        // A vector entry beyond 16 bits.
+        let embed = text.lines().find(|l| l.starts_with("embed white")).unwrap();
+        let mut words: Vec<&str> = embed.split(' ').collect();
+        words[2 + CHANNELS] = "32768";
+        refused(
+            &text.replace(embed, &words.join(" ")),
+            &format!("bad value '32768' at entry {CHANNELS}"),
         );
         let short = &w1[..w1.rfind(' ').unwrap()];
         refused(&text.replace(w1, short), "2047 values, expected 2048");

@@ -506,7 +506,11 @@ pub fn quantise(m: &Model, notes: Vec<String>) -> Result<Net> {
         let mut h = Head::zero();
         for (i, row) in w1.as_tensor().to_vec2::<f32>()?.iter().enumerate() {
             for (j, &w) in row.iter().enumerate() {
-                h.w1[j][i] = round_to(w, 1024.0, tengen::eval::net::W1_LIMIT) as i16;
+                h.set_w1(
+                    j,
+                    i,
+                    round_to(w, 1024.0, tengen::eval::net::W1_LIMIT) as i16,
+                );
             }
         }
         for (j, &b) in b1.as_tensor().to_vec1::<f32>()?.iter().enumerate() {
@@ -557,7 +561,9 @@ pub fn reference_output(net: &Net, d: &Dataset, idx: &[usize]) -> Result<Vec<i64
     let mut out = vec![0i64; idx.len()];
     for (r, &i) in idx.iter().enumerate() {
         let h = &net.heads[d.side[i] as usize];
-        let w1: Vec<f64> = h.w1.iter().flatten().map(|&w| w as f64).collect();
+        let w1: Vec<f64> = (0..HIDDEN)
+            .flat_map(|j| (0..INPUTS).map(move |i| h.w1(j, i) as f64))
+            .collect();
         let w1 = Tensor::from_vec(w1, (HIDDEN, INPUTS), &dev)?.t()?;
         let wm: Vec<f64> = h.wm.iter().flatten().map(|&w| w as f64).collect();
         let wm = Tensor::from_vec(wm, (MASK_BITS, HIDDEN), &dev)?;
