@@ -179,7 +179,10 @@ pub struct FitConfig {
     pub rule: Rule,
     pub epochs: usize,
     pub batch: usize,
+    /// AdamW's step size at the start; it falls along a half cosine to
+    /// `lr_end` at the last step.
     pub lr: f64,
+    pub lr_end: f64,
     /// Weight of the game result in the target (the rest: search score).
     pub lambda: f64,
     /// Scale of `sigmoid(value / K)`; found from the data when `None`.
@@ -194,6 +197,7 @@ impl Default for FitConfig {
             epochs: 10,
             batch: 4096,
             lr: 1e-3,
+            lr_end: 1e-4,
             lambda: 0.5,
             k: None,
             seed: 1,
@@ -417,9 +421,12 @@ pub struct Progress {
     pub validation: Option<f64>,
 }
 
-/// Fits `m` to `train` with AdamW; `report` gets the losses before the
+/// Fits `m` to `train` with AdamW, the step size falling from `cfg.lr` to
+/// `cfg.lr_end` along a half cosine; `report` gets the losses before the
 /// first step (epoch 0) and progress during each epoch; `checkpoint` gets
-/// the model after each epoch.
+/// the model after the first epoch and after each one whose validation
+/// loss is the lowest so far (so the last one is the best fit, not an
+/// overfit one).
 pub fn fit(
     m: &Model,
     train: &Dataset,
@@ -440,17 +447,25 @@ pub fn fit(
     let mut rng = rand::rngs::StdRng::seed_from_u64(cfg.seed);
     let mut order: Vec<usize> = (0..train.len()).collect();
     let batches = train.len().div_ceil(cfg.batch.max(1));
+    let mut best = evaluate_loss(m, validation, cfg, k)?;
     report(&Progress {
         epoch: 0,
         batch: 0,
         batches,
         train: evaluate_loss(m, train, cfg, k)?,
-        validation: Some(evaluate_loss(m, validation, cfg, k)?),
+        validation: Some(best),
     });
+    let steps = (cfg.epochs * batches).max(1) as f64;
+    let mut step = 0usize;
     for epoch in 1..=cfg.epochs {
         order.shuffle(&mut rng);
         let (mut sum, mut seen) = (0.0, 0usize);
         for (bi, chunk) in order.chunks(cfg.batch.max(1)).enumerate() {
+            let t = step as f64 / steps;
+            opt.set_learning_rate(
+                cfg.lr_end + 0.5 * (cfg.lr - cfg.lr_end) * (1.0 + (std::f64::consts::PI * t).cos()),
+            );
+            step += 1;
             let b = batch(train, chunk, m.slots, cfg.lambda, k)?;
             let (loss, excess) = m.loss(&b, k)?;
             opt.backward_step(&loss.affine(1.0 / chunk.len() as f64, 0.0)?)?;
@@ -465,14 +480,18 @@ pub fn fit(
                 validation: None,
             });
         }
+        let v = evaluate_loss(m, validation, cfg, k)?;
         report(&Progress {
             epoch,
             batch: batches,
             batches,
             train: sum / seen.max(1) as f64,
-            validation: Some(evaluate_loss(m, validation, cfg, k)?),
+            validation: Some(v),
         });
-        checkpoint(m, epoch)?;
+        if v < best || epoch == 1 {
+            best = best.min(v);
+            checkpoint(m, epoch)?;
+        }
     }
     Ok(())
 }

@@ -18,7 +18,9 @@ struct Args {
     /// complete game).
     #[arg(long, required = true, num_args = 1..)]
     data: Vec<PathBuf>,
-    /// Write the network here (after every epoch: a checkpoint).
+    /// Write the network here (after the first epoch, then after every
+    /// epoch that lowers the validation loss: the file is always the best
+    /// fit so far).
     #[arg(long)]
     out: PathBuf,
     /// freestyle, standard, renju, caro or caro-exact.
@@ -28,9 +30,12 @@ struct Args {
     epochs: usize,
     #[arg(long, default_value_t = 4096)]
     batch: usize,
-    /// AdamW step size.
+    /// AdamW step size at the start.
     #[arg(long, default_value_t = 1e-3)]
     lr: f64,
+    /// Step size at the end (it falls along a half cosine).
+    #[arg(long, default_value_t = 1e-4)]
+    lr_end: f64,
     /// Weight of the game result in the target (the rest: search score).
     #[arg(long, default_value_t = 0.5)]
     lambda: f64,
@@ -61,9 +66,13 @@ fn run(a: &Args) -> Result<(), String> {
         || a.batch == 0
         || a.lr.is_nan()
         || a.lr <= 0.0
+        || a.lr_end.is_nan()
+        || a.lr_end <= 0.0
         || !(0.0..=1.0).contains(&a.lambda)
     {
-        return Err("--epochs and --batch at least 1, --lr above 0, --lambda 0 to 1".into());
+        return Err(
+            "--epochs and --batch at least 1, --lr and --lr-end above 0, --lambda 0 to 1".into(),
+        );
     }
     let start = Instant::now();
     let mut games = Vec::new();
@@ -93,6 +102,7 @@ fn run(a: &Args) -> Result<(), String> {
         epochs: a.epochs,
         batch: a.batch,
         lr: a.lr,
+        lr_end: a.lr_end,
         lambda: a.lambda,
         k: Some(k),
         seed: a.seed,
@@ -142,8 +152,8 @@ fn run(a: &Args) -> Result<(), String> {
             ),
             format!("command: {command}"),
             format!(
-                "fit: epoch {epoch} of {}, K {k:.1}, lambda {}, lr {}, batch {}, seed {}",
-                a.epochs, a.lambda, a.lr, a.batch, a.seed
+                "fit: epoch {epoch} of {} (the best), K {k:.1}, lambda {}, lr {} to {}, batch {}, seed {}",
+                a.epochs, a.lambda, a.lr, a.lr_end, a.batch, a.seed
             ),
             format!("date: {}", tengen::learn::today()),
         ]
