@@ -62,3 +62,53 @@ fn bad_options_fail() {
         assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
     }
 }
+
+/// The node total of `bench --depth 4` with `TENGEN_NET` set to `net`.
+fn nodes_with_net(net: &std::ffi::OsStr) -> Result<u64, String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_pbrain-tengen"))
+        .args(["bench", "--depth", "4"])
+        .env("TENGEN_NET", net)
+        .output()
+        .expect("run pbrain-tengen bench");
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let text = String::from_utf8(out.stdout).unwrap();
+    let last = text.lines().last().unwrap_or("");
+    Ok(last.split(' ').next().unwrap().parse().unwrap())
+}
+
+#[test]
+fn the_network_comes_from_tengen_net() {
+    use tengen::eval::net::Net;
+    use tengen::Rule;
+    let dir = std::env::temp_dir().join(format!("tengen-cli-net-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("net.txt");
+    std::fs::write(&file, Net::random(Rule::Freestyle, 7).to_text()).unwrap();
+    // `none`: the tables alone, as the library's bench without a network.
+    let tables = nodes_with_net("none".as_ref()).unwrap();
+    let mut sink = Vec::new();
+    let eval = tengen::eval::Evaluator::shipped().without_nets();
+    let searcher = tengen::search::Searcher::with_eval(
+        tengen::search::params::Params::default(),
+        eval,
+        tengen::bench::HASH_BYTES,
+    );
+    let sets = tengen::search::params::ParamSets::default();
+    let lib = tengen::bench::run_with(POSITIONS, BenchLimit::Depth(4), &sets, searcher, &mut sink)
+        .unwrap();
+    assert_eq!(tables, lib.nodes);
+    // A network file changes the search, the same way every time.
+    let with = nodes_with_net(file.as_os_str()).unwrap();
+    assert_ne!(with, tables);
+    assert_eq!(nodes_with_net(file.as_os_str()).unwrap(), with);
+    // A bad file: a clear error, no bench.
+    let missing = dir.join("missing.txt");
+    let e = nodes_with_net(missing.as_os_str()).unwrap_err();
+    assert!(e.contains("TENGEN_NET") && e.contains("missing.txt"), "{e}");
+    std::fs::write(&file, "tengen-net 1\nrule freestyle\n").unwrap();
+    let e = nodes_with_net(file.as_os_str()).unwrap_err();
+    assert!(e.contains("TENGEN_NET") && e.contains("features"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -80,7 +80,8 @@ pub enum Command {
 /// What the environment sets, read once at start-up: the search parameters
 /// (`TENGEN_PARAMS=name=value,...`) and the evaluation (`TENGEN_WEIGHTS=FILE`
 /// replaces the shipped tables of the file's rule; `TENGEN_NET=FILE` adds a
-/// network to them).
+/// network to them, in place of a shipped one; `TENGEN_NET=none` leaves
+/// out the shipped networks).
 pub struct Setup {
     /// Each game's search constants, overrides included.
     pub params: ParamSets,
@@ -99,6 +100,7 @@ impl Setup {
         let eval =
             Evaluator::from_file(weights.as_deref()).map_err(|e| format!("{WEIGHTS_ENV}: {e}"))?;
         let eval = match std::env::var_os(NET_ENV) {
+            Some(p) if p == "none" => eval.without_nets(),
             Some(p) => {
                 let net =
                     Net::from_file(&PathBuf::from(p)).map_err(|e| format!("{NET_ENV}: {e}"))?;

@@ -37,19 +37,30 @@ pub struct Evaluator {
 }
 
 impl Evaluator {
-    /// The tables compiled into the engine.
+    /// The tables (and networks) compiled into the engine.
     pub fn shipped() -> Evaluator {
         static SHIPPED: OnceLock<Evaluator> = OnceLock::new();
         SHIPPED
             .get_or_init(|| Evaluator {
+                // The shipped files are checked by the tests.
                 by_rule: Rule::ALL.map(|rule| match Weights::shipped(rule) {
                     Ok(w) => Arc::new(w),
-                    // The shipped files are checked by the tests.
                     Err(e) => panic!("{e}"),
                 }),
-                nets: Default::default(),
+                nets: Rule::ALL.map(|rule| match Net::shipped(rule) {
+                    Some(Ok(n)) => Some(Arc::new(n)),
+                    Some(Err(e)) => panic!("{e}"),
+                    None => None,
+                }),
             })
             .clone()
+    }
+
+    /// These tables without any network: the linear evaluation a network
+    /// is trained on top of.
+    pub fn without_nets(mut self) -> Evaluator {
+        self.nets = Default::default();
+        self
     }
 
     /// The shipped tables with `w` in place of those of its rule.

@@ -197,7 +197,28 @@ impl fmt::Debug for Net {
     }
 }
 
+/// The networks compiled into the engine, by rule (a rule without one is
+/// evaluated by its tables alone). Each was fitted on top of that rule's
+/// shipped tables: a change to the tables asks for a new fit.
+const SHIPPED: &[(Rule, &str)] = &[];
+
 impl Net {
+    /// The network compiled in for `rule`, if there is one.
+    pub fn shipped(rule: Rule) -> Option<Result<Net, WeightsError>> {
+        let (_, text) = SHIPPED.iter().find(|(r, _)| *r == rule)?;
+        Some(
+            Net::parse(text)
+                .and_then(|n| {
+                    if n.rule == rule {
+                        Ok(n)
+                    } else {
+                        Err(WeightsError(format!("a network for {}", n.rule)))
+                    }
+                })
+                .map_err(|e| WeightsError(format!("shipped network for {rule}: {}", e.0))),
+        )
+    }
+
     /// All zero: adds nothing to the tables.
     pub fn zero(rule: Rule) -> Net {
         Net {
@@ -515,6 +536,26 @@ mod tests {
                 // A random network is not constant.
                 assert!(outputs.len() > 10, "{rule}: {outputs:?}");
             }
+        }
+    }
+
+    #[test]
+    fn shipped_networks_read_and_fit_their_tables() {
+        let e = Evaluator::shipped();
+        for rule in Rule::ALL {
+            match Net::shipped(rule) {
+                None => assert!(e.net(rule).is_none()),
+                Some(n) => {
+                    let n = n.unwrap();
+                    assert_eq!(n.rule, rule);
+                    assert!(
+                        !n.notes.is_empty(),
+                        "{rule}: a shipped network names its data"
+                    );
+                    assert!(e.net(rule).is_some());
+                }
+            }
+            assert!(e.clone().without_nets().net(rule).is_none());
         }
     }
 

@@ -117,7 +117,9 @@ pub fn held_out(game_index: usize, validation: f64) -> bool {
 /// searched position not already decided (no five to make or to block, no
 /// proven score), as `pbrain-tengen tune` takes them.
 pub fn build_datasets(games: &[GameRecord], rule: Rule, validation: f64) -> (Dataset, Dataset) {
-    let eval = Evaluator::shipped();
+    // The tables alone: the network is fitted on top of them (a shipped
+    // network is replaced, not added to).
+    let eval = Evaluator::shipped().without_nets();
     let mut sets = (Dataset::default(), Dataset::default());
     for (gi, g) in games.iter().enumerate().filter(|(_, g)| g.rule == rule) {
         let Ok(mut board) = Board::new_rect(g.width, g.height, g.rule) else {
