@@ -92,6 +92,13 @@ impl Evaluator {
         self.nets[rule.index()].as_ref()
     }
 
+    /// The network that evaluates `board`: its rule's, if it has one for
+    /// boards of this size.
+    #[inline]
+    pub fn net_for(&self, board: &Board) -> Option<&Arc<Net>> {
+        self.net(board.rule()).filter(|n| n.fits(board))
+    }
+
     /// The tables of `rule`.
     #[inline]
     pub fn weights(&self, rule: Rule) -> &Arc<Weights> {
@@ -102,7 +109,7 @@ impl Evaluator {
     #[inline]
     pub fn evaluate(&self, board: &Board) -> i32 {
         let rule = board.rule();
-        match self.net(rule) {
+        match self.net_for(board) {
             None => evaluate(board, self.weights(rule)),
             Some(net) => (table_value(board, self.weights(rule)) + net.output(board))
                 .clamp(-EVAL_LIMIT, EVAL_LIMIT),
@@ -114,7 +121,7 @@ impl Evaluator {
     /// them at little cost.
     pub fn attach(&self, board: &mut Board) {
         board.set_code_values(&self.weights(board.rule()).cells);
-        board.set_code_vectors(self.net(board.rule()).map(|n| &n.vectors));
+        board.set_code_vectors(self.net_for(board).map(|n| &n.vectors));
     }
 
     /// The learned move-ordering table of `rule` for `me` to move, if the

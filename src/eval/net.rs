@@ -37,6 +37,7 @@
 //! tengen-net 1
 //! rule freestyle
 //! features pcode1365 channels 32 hidden 32
+//! boards 15-15                (optional: the board sizes it plays; all if absent)
 //! note data: ... (any number of note lines: data, commands, date)
 //! embed black v...      1365 x 32 values, code by code (i16, scale 4096)
 //! w1 black v...         32 x 64 values, hidden unit by unit (-8192..8192)
@@ -54,7 +55,7 @@
 use super::weights::{threat_mask, WeightsError};
 use crate::board::{Acc, Board, CodeVectors, CHANNELS};
 use crate::pattern::pcode::NCODES;
-use crate::types::{Color, Rule};
+use crate::types::{Color, Rule, MAX_SIZE, MIN_SIZE};
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -183,6 +184,9 @@ impl Head {
 #[derive(Clone)]
 pub struct Net {
     pub rule: Rule,
+    /// The board sizes it evaluates, smallest and largest side (those of
+    /// its training games); on other boards the tables play alone.
+    pub boards: (usize, usize),
     /// How it was made: data, commands, date (free text, a line each).
     pub notes: Vec<String>,
     /// Per colour, per code: the vector the board sums.
@@ -223,10 +227,18 @@ impl Net {
     pub fn zero(rule: Rule) -> Net {
         Net {
             rule,
+            boards: (MIN_SIZE, MAX_SIZE),
             notes: Vec::new(),
             vectors: Arc::new(CodeVectors::new()),
             heads: [Box::new(Head::zero()), Box::new(Head::zero())],
         }
+    }
+
+    /// Whether it evaluates boards of `board`'s size.
+    #[inline]
+    pub fn fits(&self, board: &Board) -> bool {
+        let (lo, hi) = self.boards;
+        (lo..=hi).contains(&board.width()) && (lo..=hi).contains(&board.height())
     }
 
     /// The network's part of the value of `board` for the side to move,
@@ -318,6 +330,20 @@ impl Net {
             ));
         }
         let mut net = Net::zero(rule);
+        let mut lines = lines.peekable();
+        if let Some((n, line)) = lines.next_if(|(_, l)| l.starts_with("boards ")) {
+            let range = line["boards ".len()..].trim();
+            net.boards = range
+                .split_once('-')
+                .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+                .filter(|&(a, b)| MIN_SIZE <= a && a <= b && b <= MAX_SIZE)
+                .ok_or_else(|| {
+                    err(
+                        n,
+                        format!("'boards {range}': expected MIN-MAX within {MIN_SIZE}-{MAX_SIZE}"),
+                    )
+                })?;
+        }
         let mut vectors = CodeVectors::new();
         const TABLES: [(&str, usize, i64); 6] = [
             ("embed", NCODES * CHANNELS, i16::MAX as i64),
@@ -424,6 +450,7 @@ impl Net {
             "tengen-net {NET_FORMAT}\nrule {}\nfeatures {FEATURES} channels {CHANNELS} hidden {HIDDEN}\n",
             self.rule
         );
+        let _ = writeln!(s, "boards {}-{}", self.boards.0, self.boards.1);
         for note in &self.notes {
             let _ = writeln!(s, "note {note}");
         }
@@ -560,6 +587,31 @@ mod tests {
     }
 
     #[test]
+    fn a_network_plays_only_on_its_boards() {
+        let mut net = Net::random(Rule::Freestyle, 4);
+        net.boards = (15, 15);
+        let net = Arc::new(net);
+        let e = Evaluator::shipped().without_nets().with_net(net.clone());
+        for (size, fits) in [(15, true), (20, false), (13, false)] {
+            let mut b = Board::new(size, Rule::Freestyle).unwrap();
+            e.attach(&mut b);
+            let c = size as i32 / 2;
+            for (dx, dy) in [(0, 0), (1, 1), (1, 0), (0, 2), (2, 1)] {
+                b.make(crate::types::Pos::new((c + dx) as usize, (c + dy) as usize));
+            }
+            let tables = crate::eval::evaluate(&b, e.weights(Rule::Freestyle));
+            assert_eq!(net.fits(&b), fits);
+            assert_eq!(b.code_vectors().is_some(), fits);
+            if fits {
+                assert_eq!(e.evaluate(&b), tables + net.output(&b));
+                assert_ne!(net.output(&b), 0);
+            } else {
+                assert_eq!(e.evaluate(&b), tables);
+            }
+        }
+    }
+
+    #[test]
     fn paused_sums_come_back() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(9);
         let net = Arc::new(Net::random(Rule::Freestyle, 2));
@@ -635,10 +687,15 @@ mod tests {
         let net = Net::random(Rule::Renju, 5);
         let mut with_notes = net.clone();
         with_notes.notes = vec!["data: 10 games".into(), "date: today".into()];
+        with_notes.boards = (15, 15);
         let text = with_notes.to_text();
         let back = Net::parse(&text).unwrap();
         assert_eq!(back.rule, Rule::Renju);
         assert_eq!(back.notes, with_notes.notes);
+        assert_eq!(back.boards, (15, 15));
+        // Without a boards line: every size.
+        let all = Net::parse(&text.replace("boards 15-15\n", "")).unwrap();
+        assert_eq!(all.boards, (MIN_SIZE, MAX_SIZE));
         assert!(*back.vectors == *net.vectors);
         assert!(back.heads == net.heads);
         assert_eq!(back.to_text(), text);
@@ -664,6 +721,14 @@ mod tests {
             "does not fit this build",
         );
         refused(&text.replace("\nend\n", "\n"), "truncated");
+        refused(
+            &text.replace("boards 15-15", "boards 16-15"),
+            "expected MIN-MAX",
+        );
+        refused(
+            &text.replace("boards 15-15", "boards 4-15"),
+            "expected MIN-MAX",
+        );
         refused(&text.replace("\nbo white", "\nbo black"), "given twice");
         let w1 = text.lines().find(|l| l.starts_with("w1 black")).unwrap();
         refused(

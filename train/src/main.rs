@@ -158,8 +158,15 @@ fn run(a: &Args) -> Result<(), String> {
             format!("date: {}", tengen::learn::today()),
         ]
     };
+    // The board sizes of its games: the engine uses it on those alone.
+    let sides = games
+        .iter()
+        .filter(|g| g.rule == rule)
+        .flat_map(|g| [g.width, g.height]);
+    let boards = (sides.clone().min().unwrap_or(15), sides.max().unwrap_or(15));
     let checkpoint = |m: &Model, epoch: usize| -> tengen_train::Result<()> {
-        let net = quantise(m, notes(epoch))?;
+        let mut net = quantise(m, notes(epoch))?;
+        net.boards = boards;
         let tmp = out.with_extension("tmp");
         std::fs::File::create(&tmp)
             .and_then(|mut f| f.write_all(net.to_text().as_bytes()))
