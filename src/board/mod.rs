@@ -21,7 +21,7 @@ use arrayvec::ArrayVec;
 use std::fmt;
 use std::sync::Arc;
 
-pub use values::{Acc, CodeValues, CodeVectors, CHANNELS};
+pub use values::{pair_feature, Acc, CodeValues, CodeVectors, CHANNELS, NCLASSES, NFEATURES};
 pub use zobrist::{zobrist_key, SIDE_KEY};
 
 /// Number of line directions.
@@ -251,6 +251,11 @@ impl Board {
                         if let Some(v) = &self.code_vectors {
                             v.add(&mut self.acc[c.index()], c, code as usize);
                         }
+                    }
+                    if let Some(v) = &self.code_vectors {
+                        let k = [self.cls[0][i], self.cls[1][i]];
+                        v.add(&mut self.acc[0], Color::Black, pair_feature(k[0], k[1]));
+                        v.add(&mut self.acc[1], Color::White, pair_feature(k[1], k[0]));
                     }
                 }
             }
@@ -659,8 +664,8 @@ impl Board {
 
     /// Brings the network accumulators up to date after a move, from the
     /// cells it saved for `unmake` (the stone's cell first): the stone's
-    /// cell leaves the sums, the others move from their saved codes to
-    /// their current ones.
+    /// cell leaves the sums, the others move from their saved codes (and
+    /// the classes of those) to their current ones.
     #[inline(never)]
     fn update_acc(&mut self) {
         let Some(v) = &self.code_vectors else {
@@ -668,16 +673,28 @@ impl Board {
         };
         self.acc_history.push(self.acc);
         let start = self.history.last().map_or(0, |st| st.undo_len as usize);
+        let class = &self.table.code_class;
         for (k, &e) in self.undo[start..self.undo_len].iter().enumerate() {
             let q = (e & 0x3FF) as usize;
             let old = [((e >> 10) & 0x7FF) as usize, ((e >> 21) & 0x7FF) as usize];
+            let old_k = [class[0][old[0]], class[1][old[1]]];
+            let new_k = [self.cls[0][q], self.cls[1][q]];
             for col in [Color::Black, Color::White] {
-                let c = col.index();
+                let (c, o) = (col.index(), 1 - col.index());
                 let acc = &mut self.acc[c];
+                let old_pair = pair_feature(old_k[c], old_k[o]);
                 if k == 0 {
                     v.remove(acc, col, old[c]);
-                } else if self.codes[c][q] as usize != old[c] {
-                    v.update(acc, col, old[c], self.codes[c][q] as usize);
+                    v.remove(acc, col, old_pair);
+                    continue;
+                }
+                let new = self.codes[c][q] as usize;
+                if new != old[c] {
+                    v.update(acc, col, old[c], new);
+                }
+                let new_pair = pair_feature(new_k[c], new_k[o]);
+                if new_pair != old_pair {
+                    v.update(acc, col, old_pair, new_pair);
                 }
             }
         }

@@ -72,14 +72,30 @@ pub const CHANNELS: usize = 32;
 /// One accumulator: per channel, a sum over empty cells.
 pub type Acc = [i32; CHANNELS];
 
-/// Per colour and pattern code, a vector of [`CHANNELS`] integers: the
-/// first layer of the network evaluator (`crate::eval::net`). The board
-/// keeps, per colour, the sum of the vectors of its empty cells' codes,
-/// updated like the [`CodeValues`] sums (only the cells whose codes
-/// changed), and gives them no meaning.
+/// Classes a pair feature combines ([`crate::pattern::Class::COUNT`]).
+pub const NCLASSES: usize = 16;
+
+/// Features of an empty cell for one colour: its pattern code (`0..NCODES`)
+/// and its pair (`NCODES..`, [`pair_feature`]).
+pub const NFEATURES: usize = NCODES + NCLASSES * NCLASSES;
+
+/// The pair feature of a cell whose class is `own` for the colour and
+/// `opp` for the other: where both sides' threats meet, which the codes
+/// (one colour each) cannot see.
+#[inline(always)]
+pub const fn pair_feature(own: u8, opp: u8) -> usize {
+    NCODES + (own as usize & 15) * NCLASSES + (opp as usize & 15)
+}
+
+/// Per colour and feature (pattern code or pair), a vector of
+/// [`CHANNELS`] integers: the first layer of the network evaluator
+/// (`crate::eval::net`). The board keeps, per colour, the sum of the
+/// vectors of its empty cells' two features, updated like the
+/// [`CodeValues`] sums (only the cells whose codes or classes changed),
+/// and gives them no meaning.
 #[derive(Clone, PartialEq, Eq)]
 pub struct CodeVectors {
-    tables: [Box<[[i16; CHANNELS]; NCODES]>; 2],
+    tables: [Box<[[i16; CHANNELS]; NFEATURES]>; 2],
 }
 
 impl CodeVectors {
@@ -87,13 +103,14 @@ impl CodeVectors {
     pub fn new() -> CodeVectors {
         CodeVectors {
             tables: [
-                Box::new([[0; CHANNELS]; NCODES]),
-                Box::new([[0; CHANNELS]; NCODES]),
+                Box::new([[0; CHANNELS]; NFEATURES]),
+                Box::new([[0; CHANNELS]; NFEATURES]),
             ],
         }
     }
 
-    /// The vector of pattern code `code` for colour `c`.
+    /// The vector of feature `code` (a pattern code or a pair) for colour
+    /// `c`.
     #[inline(always)]
     pub fn get(&self, c: Color, code: usize) -> &[i16; CHANNELS] {
         &self.tables[c.index()][code]
@@ -103,7 +120,7 @@ impl CodeVectors {
         self.tables[c.index()][code] = v;
     }
 
-    /// `acc += self[c][new] - self[c][old]`: a cell's code changed.
+    /// `acc += self[c][new] - self[c][old]`: a cell's feature changed.
     #[inline(always)]
     pub fn update(&self, acc: &mut Acc, c: Color, old: usize, new: usize) {
         let t = &self.tables[c.index()];

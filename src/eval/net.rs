@@ -1,10 +1,12 @@
 //! The network evaluator: a small integer network added to the tables.
 //!
 //! Input: per colour, an accumulator of [`CHANNELS`] integers, the sum
-//! over the empty cells of a learned vector of the cell's pattern code for
-//! that colour ([`CodeVectors`]). The board keeps both sums as moves are
-//! made and undone, touching only the cells whose codes changed, as it
-//! keeps the tables' sums. From the side to move's view the two
+//! over the empty cells of two learned vectors ([`CodeVectors`]): one for
+//! the cell's pattern code for that colour, one for the pair (the cell's
+//! class for that colour, its class for the other), which sees where both
+//! sides' threats meet. The board keeps both sums as moves are made and
+//! undone, touching only the cells whose codes changed, as it keeps the
+//! tables' sums. From the side to move's view the two
 //! accumulators (its own first), clipped to `[0, 1024]` (1.0), feed a
 //! hidden layer of [`HIDDEN`] units (int16 weights, int32 sums, plus a
 //! learned vector for each set bit of the threat mask of [`threat_mask`]),
@@ -17,7 +19,7 @@
 //! trainer (`train/`) fits the float model of the same arithmetic:
 //!
 //! ```text
-//! acc   = sum of E[code]                  E = e / 4096
+//! acc   = sum of E[code] + E[pair]        E = e / 4096
 //! x     = clamp(acc, 0, 1)                (own colour's channels, then the other's)
 //! h     = clamp(W1 x + b1 + WM bits, 0, 1) W1 = w1 / 1024, b1 = b1 / 2^20, WM = wm / 2^20
 //! value = WO h + bo                       WO = wo / 8, bo = bo / 8192
@@ -36,10 +38,10 @@
 //! ```text
 //! tengen-net 1
 //! rule freestyle
-//! features pcode1365 channels 32 hidden 32
+//! features pcode1365+pair256 channels 32 hidden 32
 //! boards 15-15                (optional: the board sizes it plays; all if absent)
 //! note data: ... (any number of note lines: data, commands, date)
-//! embed black v...      1365 x 32 values, code by code (i16, scale 4096)
+//! embed black v...      1621 x 32 values, feature by feature (i16, scale 4096)
 //! w1 black v...         32 x 64 values, hidden unit by unit (-8192..8192)
 //! b1 black v...         32
 //! wm black v...         11 x 32 values, mask bit by bit
@@ -53,8 +55,7 @@
 //! missing value, is refused with a message naming the line.
 
 use super::weights::{threat_mask, WeightsError};
-use crate::board::{Acc, Board, CodeVectors, CHANNELS};
-use crate::pattern::pcode::NCODES;
+use crate::board::{pair_feature, Acc, Board, CodeVectors, CHANNELS, NFEATURES};
 use crate::types::{Color, Rule, MAX_SIZE, MIN_SIZE};
 use std::fmt;
 use std::path::Path;
@@ -68,8 +69,9 @@ pub const INPUTS: usize = 2 * CHANNELS;
 pub const MASK_BITS: usize = 11;
 /// The format version this build reads and writes.
 pub const NET_FORMAT: u32 = 1;
-/// The feature set: per colour, the pattern code of each empty cell.
-pub const FEATURES: &str = "pcode1365";
+/// The feature set: per colour, each empty cell's pattern code and its
+/// pair of classes (own, other's): [`crate::board::NFEATURES`].
+pub const FEATURES: &str = "pcode1365+pair256";
 /// Upper clip of an input and of a hidden unit: 1.0 in the float model.
 pub const ONE: i32 = 1024;
 /// `x = round(acc / 2^SHIFT_INPUT)`: the vectors are scaled by 4096.
@@ -261,8 +263,11 @@ impl Net {
         let mut acc = [[0; CHANNELS]; 2];
         for p in board.cells().iter() {
             if board.stone(p).is_none() {
+                let k = [Color::Black, Color::White].map(|c| board.class(c, p) as u8);
                 for c in [Color::Black, Color::White] {
-                    self.vectors.add(&mut acc[c.index()], c, board.code(c, p));
+                    let (i, o) = (c.index(), c.opposite().index());
+                    self.vectors.add(&mut acc[i], c, board.code(c, p));
+                    self.vectors.add(&mut acc[i], c, pair_feature(k[i], k[o]));
                 }
             }
         }
@@ -346,7 +351,7 @@ impl Net {
         }
         let mut vectors = CodeVectors::new();
         const TABLES: [(&str, usize, i64); 6] = [
-            ("embed", NCODES * CHANNELS, i16::MAX as i64),
+            ("embed", NFEATURES * CHANNELS, i16::MAX as i64),
             ("w1", HIDDEN * INPUTS, W1_LIMIT),
             ("b1", HIDDEN, 100_000_000),
             ("wm", MASK_BITS * HIDDEN, 100_000_000),
@@ -402,7 +407,7 @@ impl Net {
             let head = &mut net.heads[color.index()];
             match t {
                 0 => {
-                    for code in 0..NCODES {
+                    for code in 0..NFEATURES {
                         let mut v = [0i16; CHANNELS];
                         for (k, x) in v.iter_mut().enumerate() {
                             *x = values[code * CHANNELS + k] as i16;
@@ -468,7 +473,7 @@ impl Net {
                 &mut s,
                 "embed",
                 c,
-                &mut (0..NCODES).flat_map(|code| v.get(c, code).map(i32::from)),
+                &mut (0..NFEATURES).flat_map(|code| v.get(c, code).map(i32::from)),
             );
             line(
                 &mut s,
@@ -493,7 +498,7 @@ impl Net {
         let mut net = Net::zero(rule);
         let mut vectors = CodeVectors::new();
         for c in [Color::Black, Color::White] {
-            for code in 1..NCODES {
+            for code in 1..NFEATURES {
                 let mut v = [0i16; CHANNELS];
                 for x in v.iter_mut() {
                     *x = rng.gen_range(-1280..=1920);

@@ -23,17 +23,20 @@ use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::sync::Arc;
-use tengen::board::{Board, CodeVectors, CHANNELS};
+use tengen::board::{pair_feature, Board, CodeVectors, CHANNELS, NFEATURES};
 use tengen::eval::net::{Head, Net, HIDDEN, INPUTS, MASK_BITS, WO_LIMIT};
 use tengen::eval::weights::threat_mask;
 use tengen::eval::Evaluator;
 use tengen::learn::data::GameRecord;
-use tengen::pattern::pcode::NCODES;
 use tengen::pattern::Class;
 use tengen::search::is_decisive;
 use tengen::types::{Color, Rule};
 
 pub type Result<T> = candle_core::Result<T>;
+
+/// The pair of a cell with no class for either colour: like code 0, it
+/// has no vector (most empty cells are such).
+const NO_PAIR: usize = pair_feature(0, 0);
 
 /// Largest first-layer weight (int16 at scale 1024, at most 8192).
 pub const W1_LIMIT: f64 = 8.0;
@@ -46,7 +49,8 @@ pub const OUT_SCALE: f64 = 256.0;
 #[derive(Default, Clone)]
 pub struct Dataset {
     /// Sample i's codes: `codes[start[i]..mid[i]]` for the side to move,
-    /// `codes[mid[i]..start[i + 1]]` for the other side (code 0 left out).
+    /// `codes[mid[i]..start[i + 1]]` for the other side (features: codes,
+    /// then pairs as `pair_feature`; code 0 and the empty pair left out).
     start: Vec<u32>,
     mid: Vec<u32>,
     codes: Vec<u16>,
@@ -90,6 +94,11 @@ impl Dataset {
                     let code = board.code(c, p);
                     if code != 0 {
                         self.codes.push(code as u16);
+                    }
+                    let pair =
+                        pair_feature(board.class(c, p) as u8, board.class(c.opposite(), p) as u8);
+                    if pair != NO_PAIR {
+                        self.codes.push(pair as u16);
                     }
                 }
             }
@@ -155,7 +164,7 @@ pub fn build_datasets(games: &[GameRecord], rule: Rule, validation: f64) -> (Dat
 
 /// One batch as tensors.
 pub struct Batch {
-    /// (B, slots * NCODES): code counts of the side to move, in its slot.
+    /// (B, slots * NFEATURES): feature counts of the side to move, in its slot.
     own: Tensor,
     /// The same for the other side.
     other: Tensor,
@@ -213,7 +222,7 @@ pub struct Model {
     /// Colour slots: 2 under renju (each colour its own vectors and, for
     /// the side to move, its own layers), else 1.
     pub slots: usize,
-    /// (slots * NCODES, CHANNELS)
+    /// (slots * NFEATURES, CHANNELS)
     pub embed: Var,
     /// Per slot: w1 (INPUTS, HIDDEN), b1 (HIDDEN), wm (MASK_BITS, HIDDEN),
     /// wo (HIDDEN, 1), bo (1).
@@ -244,12 +253,15 @@ impl Model {
                 })
                 .collect()
         };
-        let mut e = normal(slots * NCODES * CHANNELS, 0.02);
+        let mut e = normal(slots * NFEATURES * CHANNELS, 0.02);
         for s in 0..slots {
-            // Code 0 has no vector.
-            e[s * NCODES * CHANNELS..s * NCODES * CHANNELS + CHANNELS].fill(0.0);
+            // Code 0 and the empty pair have no vector.
+            for f in [0, NO_PAIR] {
+                let at = (s * NFEATURES + f) * CHANNELS;
+                e[at..at + CHANNELS].fill(0.0);
+            }
         }
-        let embed = Var::from_vec(e, (slots * NCODES, CHANNELS), &dev)?;
+        let embed = Var::from_vec(e, (slots * NFEATURES, CHANNELS), &dev)?;
         let mut heads = Vec::new();
         for _ in 0..slots {
             let w1 = normal(INPUTS * HIDDEN, 1.0 / (INPUTS as f64).sqrt());
@@ -334,7 +346,7 @@ impl Model {
 pub fn batch(d: &Dataset, idx: &[usize], slots: usize, lambda: f64, k: f64) -> Result<Batch> {
     let dev = Device::Cpu;
     let n = idx.len();
-    let width = slots * NCODES;
+    let width = slots * NFEATURES;
     let mut own = vec![0f32; n * width];
     let mut other = vec![0f32; n * width];
     let mut bits = vec![0f32; n * MASK_BITS];
@@ -351,10 +363,10 @@ pub fn batch(d: &Dataset, idx: &[usize], slots: usize, lambda: f64, k: f64) -> R
             d.start[i + 1] as usize,
         );
         for &c in &d.codes[a..m] {
-            own[r * width + s_me * NCODES + c as usize] += 1.0;
+            own[r * width + s_me * NFEATURES + c as usize] += 1.0;
         }
         for &c in &d.codes[m..z] {
-            other[r * width + s_other * NCODES + c as usize] += 1.0;
+            other[r * width + s_other * NFEATURES + c as usize] += 1.0;
         }
         for (bit, x) in bits[r * MASK_BITS..(r + 1) * MASK_BITS]
             .iter_mut()
@@ -512,10 +524,10 @@ pub fn quantise(m: &Model, notes: Vec<String>) -> Result<Net> {
     let mut vectors = CodeVectors::new();
     for c in [Color::Black, Color::White] {
         let s = if m.slots == 2 { c.index() } else { 0 };
-        for code in 0..NCODES {
+        for code in 0..NFEATURES {
             let mut v = [0i16; CHANNELS];
             for (k, x) in v.iter_mut().enumerate() {
-                *x = round_to(e[s * NCODES + code][k], 4096.0, i16::MAX as i64) as i16;
+                *x = round_to(e[s * NFEATURES + code][k], 4096.0, i16::MAX as i64) as i16;
             }
             vectors.set(c, code, v);
         }
@@ -562,14 +574,14 @@ pub fn reference_output(net: &Net, d: &Dataset, idx: &[usize]) -> Result<Vec<i64
     let dev = Device::Cpu;
     let slots = slots(net.rule);
     let b = batch(d, idx, slots, 1.0, 1.0)?;
-    let mut e = Vec::with_capacity(slots * NCODES * CHANNELS);
+    let mut e = Vec::with_capacity(slots * NFEATURES * CHANNELS);
     for s in 0..slots {
         let c = [Color::Black, Color::White][s];
-        for code in 0..NCODES {
+        for code in 0..NFEATURES {
             e.extend(net.vectors.get(c, code).iter().map(|&v| v as f64));
         }
     }
-    let e = Tensor::from_vec(e, (slots * NCODES, CHANNELS), &dev)?;
+    let e = Tensor::from_vec(e, (slots * NFEATURES, CHANNELS), &dev)?;
     let f64s = |t: &Tensor| t.to_dtype(DType::F64);
     let own = f64s(&b.own)?.matmul(&e)?;
     let other = f64s(&b.other)?.matmul(&e)?;
