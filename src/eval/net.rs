@@ -206,7 +206,7 @@ impl fmt::Debug for Net {
 /// The networks compiled into the engine, by rule (a rule without one is
 /// evaluated by its tables alone). Each was fitted on top of that rule's
 /// shipped tables: a change to the tables asks for a new fit.
-const SHIPPED: &[(Rule, &str)] = &[];
+const SHIPPED: &[(Rule, &str)] = &[(Rule::Freestyle, include_str!("weights/freestyle-net.txt"))];
 
 impl Net {
     /// The network compiled in for `rule`, if there is one.
@@ -584,7 +584,28 @@ mod tests {
                         !n.notes.is_empty(),
                         "{rule}: a shipped network names its data"
                     );
-                    assert!(e.net(rule).is_some());
+                    let net = e.net(rule).unwrap().clone();
+                    // Along a random game on its boards: the shipped
+                    // evaluation is the tables plus the network, from the
+                    // board's sums as from scratch.
+                    let mut rng = rand::rngs::StdRng::seed_from_u64(rule.index() as u64);
+                    let mut b = Board::new(net.boards.0.max(15), rule).unwrap();
+                    e.attach(&mut b);
+                    let mut outputs = std::collections::HashSet::new();
+                    for _ in 0..40 {
+                        let cands: Vec<_> = b.candidates().iter().collect();
+                        if cands.is_empty() || b.is_won() {
+                            break;
+                        }
+                        b.make(cands[rng.gen_range(0..cands.len())]);
+                        let out = net.output_from_scratch(&b);
+                        assert_eq!(net.output(&b), out);
+                        outputs.insert(out);
+                        let table = crate::eval::evaluate(&b, e.weights(rule));
+                        let limit = crate::eval::EVAL_LIMIT;
+                        assert_eq!(e.evaluate(&b), (table + out).clamp(-limit, limit));
+                    }
+                    assert!(outputs.len() > 5, "{rule}: {outputs:?}");
                 }
             }
             assert!(e.clone().without_nets().net(rule).is_none());
