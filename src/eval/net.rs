@@ -533,6 +533,43 @@ mod tests {
     use crate::eval::Evaluator;
     use rand::{Rng, SeedableRng};
 
+    /// Plays up to `plies` random moves on `b` (attached to `e`, whose
+    /// network for the rule is `net`), checking after each that the
+    /// board's sums give the network's output from scratch and that the
+    /// evaluation is the tables plus the network; with `unmake`, undoes
+    /// a move now and then and checks again. Returns the outputs seen.
+    fn walk_random_game(
+        e: &Evaluator,
+        net: &Net,
+        b: &mut Board,
+        rng: &mut rand::rngs::StdRng,
+        plies: usize,
+        unmake: bool,
+    ) -> std::collections::HashSet<i32> {
+        let rule = b.rule();
+        let limit = crate::eval::EVAL_LIMIT;
+        let mut outputs = std::collections::HashSet::new();
+        for _ in 0..plies {
+            let cands: Vec<_> = b.candidates().iter().collect();
+            if cands.is_empty() || b.is_won() {
+                break;
+            }
+            b.make(cands[rng.gen_range(0..cands.len())]);
+            let out = net.output(b);
+            outputs.insert(out);
+            assert_eq!(out, net.output_from_scratch(b), "{rule} {b:?}");
+            let table = crate::eval::evaluate(b, e.weights(rule));
+            if table.abs() < limit {
+                assert_eq!(e.evaluate(b), (table + out).clamp(-limit, limit));
+            }
+            if unmake && rng.gen_range(0..4) == 0 {
+                b.unmake();
+                assert_eq!(net.output(b), net.output_from_scratch(b));
+            }
+        }
+        outputs
+    }
+
     #[test]
     fn incremental_accumulators_equal_sums_from_scratch() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(31);
@@ -542,28 +579,7 @@ mod tests {
             for size in [15, 20] {
                 let mut b = Board::new(size, rule).unwrap();
                 e.attach(&mut b);
-                let mut outputs = std::collections::HashSet::new();
-                for _ in 0..60 {
-                    let cands: Vec<_> = b.candidates().iter().collect();
-                    if cands.is_empty() || b.is_won() {
-                        break;
-                    }
-                    b.make(cands[rng.gen_range(0..cands.len())]);
-                    let out = net.output(&b);
-                    outputs.insert(out);
-                    assert_eq!(out, net.output_from_scratch(&b), "{rule} {b:?}");
-                    let table = crate::eval::evaluate(&b, e.weights(rule));
-                    if table.abs() < crate::eval::EVAL_LIMIT {
-                        assert_eq!(
-                            e.evaluate(&b),
-                            (table + out).clamp(-crate::eval::EVAL_LIMIT, crate::eval::EVAL_LIMIT)
-                        );
-                    }
-                    if rng.gen_range(0..4) == 0 {
-                        b.unmake();
-                        assert_eq!(net.output(&b), net.output_from_scratch(&b));
-                    }
-                }
+                let outputs = walk_random_game(&e, &net, &mut b, &mut rng, 60, true);
                 b.check_consistency().unwrap();
                 // A random network is not constant.
                 assert!(outputs.len() > 10, "{rule}: {outputs:?}");
@@ -591,20 +607,7 @@ mod tests {
                     let mut rng = rand::rngs::StdRng::seed_from_u64(rule.index() as u64);
                     let mut b = Board::new(net.boards.0.max(15), rule).unwrap();
                     e.attach(&mut b);
-                    let mut outputs = std::collections::HashSet::new();
-                    for _ in 0..40 {
-                        let cands: Vec<_> = b.candidates().iter().collect();
-                        if cands.is_empty() || b.is_won() {
-                            break;
-                        }
-                        b.make(cands[rng.gen_range(0..cands.len())]);
-                        let out = net.output_from_scratch(&b);
-                        assert_eq!(net.output(&b), out);
-                        outputs.insert(out);
-                        let table = crate::eval::evaluate(&b, e.weights(rule));
-                        let limit = crate::eval::EVAL_LIMIT;
-                        assert_eq!(e.evaluate(&b), (table + out).clamp(-limit, limit));
-                    }
+                    let outputs = walk_random_game(&e, &net, &mut b, &mut rng, 40, false);
                     assert!(outputs.len() > 5, "{rule}: {outputs:?}");
                 }
             }
