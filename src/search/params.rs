@@ -335,7 +335,16 @@ pub struct TunedSet {
 
 /// The tuned sets, each kept by an SPRT against the defaults on its own
 /// rule and board (docs/strength.md; runs in tuning/).
-pub const TUNED: &[TunedSet] = &[];
+pub const TUNED: &[TunedSet] = &[TunedSet {
+    rule: Rule::Freestyle,
+    large: false,
+    values: "rfp_depth=6,rfp_margin=86,razor_depth=0,razor_margin=85,mcp_scale=112,lmr_depth=4,\
+             lmr_index=4,aspiration=62,vcf_nodes=1868,forced_free=5,width=14,root_width=18,\
+             solve_share=8,refute_share=14",
+    source: "SPSA run spsa-f15-b (tuning/, with the shipped network; 1000 iterations of 4 pairs \
+             at 40000 nodes); SPRT elo0=0 elo1=10 at 100 ms against the defaults, H1 at game \
+             1005, +28.7 +/- 21.3",
+}];
 
 /// Search constants for every game a process plays: each game's tuned set
 /// ([`Params::for_game`]) with the `TENGEN_PARAMS` overrides on top, so an
