@@ -430,8 +430,22 @@ mod tests {
                 );
             }
         }
-        // Freestyle 15x15 plays the defaults.
-        assert_eq!(Params::for_game(Rule::Freestyle, 15), Params::default());
+        // A game plays the defaults with its rule and board's tuned set on
+        // top, if it has one; freestyle 15x15 has one.
+        for rule in rules {
+            for size in [15, 20] {
+                let mut want = Params::default();
+                if let Some(t) = TUNED
+                    .iter()
+                    .find(|t| t.rule == rule && t.large == is_large(size))
+                {
+                    want.apply(&parse_overrides(t.values).unwrap()).unwrap();
+                }
+                assert_eq!(Params::for_game(rule, size), want, "{rule:?} {size}");
+            }
+        }
+        assert_ne!(Params::for_game(Rule::Freestyle, 15), Params::default());
+        assert_eq!(Params::for_game(Rule::Freestyle, 20), Params::default());
         assert!(ParamSets::with_overrides("width=0").is_err());
         assert!(ParamSets::with_overrides("nope=1").is_err());
     }
