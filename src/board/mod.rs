@@ -674,29 +674,31 @@ impl Board {
         self.acc_history.push(self.acc);
         let start = self.history.last().map_or(0, |st| st.undo_len as usize);
         let class = &self.table.code_class;
-        for (k, &e) in self.undo[start..self.undo_len].iter().enumerate() {
-            let q = (e & 0x3FF) as usize;
-            let old = [((e >> 10) & 0x7FF) as usize, ((e >> 21) & 0x7FF) as usize];
-            let old_k = [class[0][old[0]], class[1][old[1]]];
-            let new_k = [self.cls[0][q], self.cls[1][q]];
-            for col in [Color::Black, Color::White] {
-                let (c, o) = (col.index(), 1 - col.index());
-                let acc = &mut self.acc[c];
-                let old_pair = pair_feature(old_k[c], old_k[o]);
+        let entries = &self.undo[start..self.undo_len];
+        // One colour at a time, its sums in a local copy the compiler can
+        // keep in registers over all the cells.
+        for col in [Color::Black, Color::White] {
+            let (c, o) = (col.index(), 1 - col.index());
+            let mut acc = self.acc[c];
+            for (k, &e) in entries.iter().enumerate() {
+                let q = (e & 0x3FF) as usize;
+                let old = [((e >> 10) & 0x7FF) as usize, ((e >> 21) & 0x7FF) as usize];
+                let old_pair = pair_feature(class[c][old[c]], class[o][old[o]]);
                 if k == 0 {
-                    v.remove(acc, col, old[c]);
-                    v.remove(acc, col, old_pair);
+                    v.remove(&mut acc, col, old[c]);
+                    v.remove(&mut acc, col, old_pair);
                     continue;
                 }
                 let new = self.codes[c][q] as usize;
                 if new != old[c] {
-                    v.update(acc, col, old[c], new);
+                    v.update(&mut acc, col, old[c], new);
                 }
-                let new_pair = pair_feature(new_k[c], new_k[o]);
+                let new_pair = pair_feature(self.cls[c][q], self.cls[o][q]);
                 if new_pair != old_pair {
-                    v.update(acc, col, old_pair, new_pair);
+                    v.update(&mut acc, col, old_pair, new_pair);
                 }
             }
+            self.acc[c] = acc;
         }
     }
 

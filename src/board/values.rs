@@ -92,10 +92,12 @@ pub const fn pair_feature(own: u8, opp: u8) -> usize {
 /// (`crate::eval::net`). The board keeps, per colour, the sum of the
 /// vectors of its empty cells' two features, updated like the
 /// [`CodeValues`] sums (only the cells whose codes or classes changed),
-/// and gives them no meaning.
+/// and gives them no meaning. The values are 16-bit (the network file's);
+/// they are kept widened to 32 bits, so that an update is plain adds of
+/// whole vectors (no sign extension on every move).
 #[derive(Clone, PartialEq, Eq)]
 pub struct CodeVectors {
-    tables: [Box<[[i16; CHANNELS]; NFEATURES]>; 2],
+    tables: [Box<[[i32; CHANNELS]; NFEATURES]>; 2],
 }
 
 impl CodeVectors {
@@ -112,12 +114,13 @@ impl CodeVectors {
     /// The vector of feature `code` (a pattern code or a pair) for colour
     /// `c`.
     #[inline(always)]
-    pub fn get(&self, c: Color, code: usize) -> &[i16; CHANNELS] {
-        &self.tables[c.index()][code]
+    pub fn get(&self, c: Color, code: usize) -> [i16; CHANNELS] {
+        // Every value was set from an i16.
+        self.tables[c.index()][code].map(|x| x as i16)
     }
 
     pub fn set(&mut self, c: Color, code: usize, v: [i16; CHANNELS]) {
-        self.tables[c.index()][code] = v;
+        self.tables[c.index()][code] = v.map(i32::from);
     }
 
     /// `acc += self[c][new] - self[c][old]`: a cell's feature changed.
@@ -126,7 +129,7 @@ impl CodeVectors {
         let t = &self.tables[c.index()];
         let (o, n) = (&t[old], &t[new]);
         for i in 0..CHANNELS {
-            acc[i] += n[i] as i32 - o[i] as i32;
+            acc[i] += n[i] - o[i];
         }
     }
 
@@ -135,7 +138,7 @@ impl CodeVectors {
     pub fn remove(&self, acc: &mut Acc, c: Color, code: usize) {
         let v = &self.tables[c.index()][code];
         for i in 0..CHANNELS {
-            acc[i] -= v[i] as i32;
+            acc[i] -= v[i];
         }
     }
 
@@ -144,7 +147,7 @@ impl CodeVectors {
     pub fn add(&self, acc: &mut Acc, c: Color, code: usize) {
         let v = &self.tables[c.index()][code];
         for i in 0..CHANNELS {
-            acc[i] += v[i] as i32;
+            acc[i] += v[i];
         }
     }
 }
