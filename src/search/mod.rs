@@ -76,6 +76,9 @@ pub struct Searcher {
     /// or a win or loss proved): the main thread stops and takes its result.
     helper_finished: Arc<AtomicBool>,
     killers: [[Option<Pos>; 2]; MAX_PLY],
+    /// The quiet static value of each node on the current line, where one
+    /// was taken (for the improving test).
+    evals: [Option<i32>; MAX_PLY],
     history: Box<[[i32; CELLS]; 2]>,
     buffers: Vec<Vec<ScoredMove>>,
     nodes: u64,
@@ -142,6 +145,7 @@ impl Searcher {
             helper: None,
             helper_finished: Arc::new(AtomicBool::new(false)),
             killers: [[None; 2]; MAX_PLY],
+            evals: [None; MAX_PLY],
             history: Box::new([[0; CELLS]; 2]),
             buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             nodes: 0,

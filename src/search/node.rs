@@ -87,6 +87,7 @@ impl Searcher {
         if let Some(v) = self.prune_early(board, depth, alpha, beta, ply) {
             return v;
         }
+        let improving = self.improving(ply);
 
         // The moves.
         let mut moves = std::mem::take(&mut self.buffers[ply]);
@@ -123,7 +124,11 @@ impl Searcher {
             if i == 0 {
                 score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
             } else {
-                let r = if forced { 0 } else { self.reduction(depth, i) };
+                let r = if forced {
+                    0
+                } else {
+                    self.reduction(depth, i, pv_node, improving)
+                };
                 score = -self.negamax(
                     board,
                     new_depth - r,
@@ -204,12 +209,29 @@ impl Searcher {
         Probe::Move(e.mv)
     }
 
+    /// Is the node at `ply` improving: its static value above that of our
+    /// last node two plies up (four where that one had none)? False where
+    /// either is unknown.
+    #[inline]
+    pub(super) fn improving(&self, ply: usize) -> bool {
+        let Some(e) = self.evals[ply] else {
+            return false;
+        };
+        let before = [2, 4]
+            .iter()
+            .filter(|&&k| ply >= k)
+            .find_map(|&k| self.evals[ply - k]);
+        before.is_some_and(|b| e > b)
+    }
+
     /// Reverse futility (far enough above beta, with nothing threatened, a
     /// shallow search will not change that) and razoring (far below alpha,
     /// only a threat of our own could help: the horizon looks for that),
-    /// at null-window nodes below the root.
+    /// at null-window nodes below the root. First it keeps the node's
+    /// quiet static value (see [`SearchNode::quiet_eval`]) for the
+    /// improving test, where something uses it.
     #[inline]
-    fn prune_early<N: SearchNode>(
+    pub(super) fn prune_early<N: SearchNode>(
         &mut self,
         board: &mut N,
         depth: i32,
@@ -217,23 +239,28 @@ impl Searcher {
         beta: i32,
         ply: usize,
     ) -> Option<i32> {
-        if ply == 0 || beta - alpha != 1 || depth < 1 {
+        let p = &self.params;
+        let inner = ply > 0 && depth >= 1;
+        let null_window = beta - alpha == 1;
+        let prunes = null_window && depth <= p.rfp_depth.max(p.razor_depth);
+        self.evals[ply] = if inner && (prunes || p.rfp_improving || p.lmr_improving) {
+            board.quiet_eval(&self.eval)
+        } else {
+            None
+        };
+        if !inner || !null_window {
             return None;
         }
+        let e = self.evals[ply]?;
         if depth <= self.params.rfp_depth && !is_decisive(beta) {
-            if let Some(e) = board.quiet_eval(&self.eval) {
-                if e - self.params.rfp_margin * depth >= beta {
-                    return Some(e);
-                }
+            let improving = self.params.rfp_improving && self.improving(ply);
+            if e - self.params.rfp_margin * (depth - improving as i32) >= beta {
+                return Some(e);
             }
         }
-        if depth <= self.params.razor_depth {
-            if let Some(e) = board.quiet_eval(&self.eval) {
-                if e + self.params.razor_margin * depth < alpha {
-                    if let Some(v) = board.horizon(self, ply) {
-                        return Some(v);
-                    }
-                }
+        if depth <= self.params.razor_depth && e + self.params.razor_margin * depth < alpha {
+            if let Some(v) = board.horizon(self, ply) {
+                return Some(v);
             }
         }
         None
@@ -280,10 +307,11 @@ impl Searcher {
 
     /// The late-move reduction of the move at index `i` of a quiet node.
     #[inline]
-    fn reduction(&self, depth: i32, i: usize) -> i32 {
+    pub(super) fn reduction(&self, depth: i32, i: usize, pv_node: bool, improving: bool) -> i32 {
         let p = &self.params;
         if depth >= p.lmr_depth && i >= p.lmr_index {
-            1 + (i >= 2 * p.lmr_index) as i32
+            let worse = p.lmr_improving && !pv_node && !improving;
+            1 + (i >= 2 * p.lmr_index) as i32 + worse as i32
         } else {
             0
         }

@@ -59,6 +59,13 @@ pub struct Params {
     /// it beats beta by `rfp_margin` a ply.
     pub rfp_depth: i32,
     pub rfp_margin: i32,
+    /// Reverse futility at an improving node (its static value above the
+    /// one two plies before, where both are known) asks one ply's margin
+    /// less.
+    pub rfp_improving: bool,
+    /// Late-move reductions at a non-PV node that is not improving: one
+    /// ply more for a move that is reduced at all.
+    pub lmr_improving: bool,
     /// Move-count pruning at every depth: at a non-PV quiet node, once a
     /// move that does not lose is found, moves from index
     /// `(3 + depth^1.32) * mcp_scale / 200` on are skipped unless they make
@@ -111,6 +118,8 @@ impl Default for Params {
             static_four_three: true,
             rfp_depth: 4,
             rfp_margin: 93,
+            rfp_improving: false,
+            lmr_improving: false,
             mcp_scale: 118,
             tt: true,
             vcf_depth: 24,
@@ -171,7 +180,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 22] = [
+    pub const TUNABLES: [Tunable; 24] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -182,6 +191,8 @@ impl Params {
         t("static_four_three", 0, 1, 1),
         t("rfp_depth", 0, 64, 1),
         t("rfp_margin", 0, 1000, 10),
+        t("rfp_improving", 0, 1, 1),
+        t("lmr_improving", 0, 1, 1),
         t("mcp_scale", 0, 1000, 10),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
@@ -209,6 +220,8 @@ impl Params {
             "static_four_three" => self.static_four_three as i64,
             "rfp_depth" => self.rfp_depth as i64,
             "rfp_margin" => self.rfp_margin as i64,
+            "rfp_improving" => self.rfp_improving as i64,
+            "lmr_improving" => self.lmr_improving as i64,
             "mcp_scale" => self.mcp_scale as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
@@ -250,6 +263,8 @@ impl Params {
             "static_four_three" => self.static_four_three = b,
             "rfp_depth" => self.rfp_depth = v,
             "rfp_margin" => self.rfp_margin = v,
+            "rfp_improving" => self.rfp_improving = b,
+            "lmr_improving" => self.lmr_improving = b,
             "mcp_scale" => self.mcp_scale = v,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,

@@ -600,3 +600,71 @@ fn a_search_with_a_network_leaves_its_sums_right() {
         assert_eq!(net.output(&b), net.output_from_scratch(&b), "{moves}");
     }
 }
+
+#[test]
+fn improving_compares_with_our_last_known_static_value() {
+    let mut s = Searcher::new(Params::default(), 1 << 16);
+    // Two plies up first; where that node had none, four plies up.
+    s.evals[0] = Some(5);
+    s.evals[2] = Some(10);
+    assert!(s.improving(2));
+    s.evals[2] = Some(5);
+    assert!(!s.improving(2), "equal is not improving");
+    s.evals[2] = None;
+    assert!(!s.improving(2), "no value of its own");
+    s.evals[2] = Some(10);
+    s.evals[0] = None;
+    assert!(!s.improving(2), "nothing to compare with");
+    s.evals[0] = Some(5);
+    s.evals[2] = None;
+    s.evals[4] = Some(6);
+    assert!(s.improving(4), "falls back to four plies up");
+    s.evals[4] = Some(4);
+    assert!(!s.improving(4));
+    assert!(!s.improving(0) && !s.improving(1));
+}
+
+#[test]
+fn reverse_futility_asks_one_ply_less_of_an_improving_node() {
+    let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8").unwrap();
+    let params = Params {
+        rfp_improving: true,
+        razor_depth: 0,
+        ..Params::default()
+    };
+    let margin = params.rfp_margin;
+    let mut s = Searcher::new(params, 1 << 16);
+    s.eval.attach(&mut b);
+    let e = b.quiet_eval(&s.eval).expect("nothing is threatened");
+    let (depth, ply) = (3, 2);
+    // Beta above what a depth-3 margin allows, within a depth-2 margin.
+    let beta = e - margin * (depth - 1);
+    let mut prune = |s: &mut Searcher, before: i32| {
+        s.evals[ply - 2] = Some(before);
+        s.prune_early(&mut b, depth, beta - 1, beta, ply)
+    };
+    assert_eq!(prune(&mut s, e + 1), None, "not improving");
+    assert_eq!(prune(&mut s, e - 1), Some(e), "improving");
+    s.params.rfp_improving = false;
+    assert_eq!(prune(&mut s, e - 1), None, "switched off");
+}
+
+#[test]
+fn a_node_that_is_not_improving_reduces_late_moves_one_ply_more() {
+    let params = Params {
+        lmr_improving: true,
+        ..Params::default()
+    };
+    let (d, i) = (params.lmr_depth, params.lmr_index);
+    let mut s = Searcher::new(params, 1 << 16);
+    assert_eq!(s.reduction(d, i, false, true), 1);
+    assert_eq!(s.reduction(d, i, false, false), 2);
+    assert_eq!(s.reduction(d, i, true, false), 1, "not at PV nodes");
+    assert_eq!(
+        s.reduction(d, i - 1, false, false),
+        0,
+        "not where no reduction is due"
+    );
+    s.params.lmr_improving = false;
+    assert_eq!(s.reduction(d, i, false, false), 1);
+}
