@@ -309,14 +309,28 @@ impl Searcher {
     #[inline]
     pub(super) fn reduction(&self, depth: i32, i: usize, pv_node: bool, improving: bool) -> i32 {
         let p = &self.params;
+        let mut r = 0;
         if depth >= p.lmr_depth && i >= p.lmr_index {
             let worse = p.lmr_improving && !pv_node && !improving;
-            1 + (i >= 2 * p.lmr_index) as i32 + worse as i32
-        } else {
-            0
+            r = 1 + (i >= 2 * p.lmr_index) as i32 + worse as i32;
         }
+        if p.lmr_log > 0 && depth >= 2 && i >= 1 {
+            let ln = |x: usize| LN1024[x.min(LN1024.len() - 1)] as i64;
+            let t = ln(depth as usize) * ln(i + 1) * p.lmr_log as i64 / (100 << 20);
+            let t = (t as i32 - pv_node as i32).min(depth - 2);
+            r = r.max(t);
+        }
+        r
     }
 }
+
+/// `1024 * ln(x)`, rounded, for x up to 64 (late-move reductions).
+const LN1024: [i32; 65] = [
+    0, 0, 710, 1125, 1420, 1648, 1835, 1993, 2129, 2250, 2358, 2455, 2545, 2627, 2702, 2773, 2839,
+    2901, 2960, 3015, 3068, 3118, 3165, 3211, 3254, 3296, 3336, 3375, 3412, 3448, 3483, 3516, 3549,
+    3580, 3611, 3641, 3670, 3698, 3725, 3751, 3777, 3803, 3827, 3851, 3875, 3898, 3921, 3943, 3964,
+    3985, 4006, 4026, 4046, 4066, 4085, 4104, 4122, 4140, 4158, 4175, 4193, 4210, 4226, 4243, 4259,
+];
 
 /// `depth^1.32`, rounded down, for depths up to 32 (integers, so pruning
 /// is the same on every platform).

@@ -46,6 +46,11 @@ pub struct Params {
     /// (two from twice the index).
     pub lmr_depth: i32,
     pub lmr_index: usize,
+    /// Late-move reductions from a table as well (0: off): at a quiet
+    /// node of depth `d`, the `n`-th move (from the second) is reduced at
+    /// least `ln(d) * ln(n) * lmr_log / 100` plies (one less at a PV node),
+    /// leaving it at least depth 1.
+    pub lmr_log: i32,
     /// Razoring: at a non-PV node of depth at most `razor_depth` whose
     /// quiet static value is below alpha by `razor_margin` a ply, the
     /// horizon's answer (threat search, then the static value) is trusted.
@@ -113,6 +118,7 @@ impl Default for Params {
             aspiration: 68,
             lmr_depth: 3,
             lmr_index: 3,
+            lmr_log: 0,
             razor_depth: 1,
             razor_margin: 80,
             static_four_three: true,
@@ -180,12 +186,13 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 24] = [
+    pub const TUNABLES: [Tunable; 25] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
         t("lmr_depth", 1, 64, 1),
         t("lmr_index", 1, 64, 1),
+        t("lmr_log", 0, 400, 10),
         t("razor_depth", 0, 16, 1),
         t("razor_margin", 0, 1000, 10),
         t("static_four_three", 0, 1, 1),
@@ -215,6 +222,7 @@ impl Params {
             "aspiration" => self.aspiration as i64,
             "lmr_depth" => self.lmr_depth as i64,
             "lmr_index" => self.lmr_index as i64,
+            "lmr_log" => self.lmr_log as i64,
             "razor_depth" => self.razor_depth as i64,
             "razor_margin" => self.razor_margin as i64,
             "static_four_three" => self.static_four_three as i64,
@@ -258,6 +266,7 @@ impl Params {
             "aspiration" => self.aspiration = v,
             "lmr_depth" => self.lmr_depth = v,
             "lmr_index" => self.lmr_index = n,
+            "lmr_log" => self.lmr_log = v,
             "razor_depth" => self.razor_depth = v,
             "razor_margin" => self.razor_margin = v,
             "static_four_three" => self.static_four_three = b,

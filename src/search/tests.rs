@@ -668,3 +668,29 @@ fn a_node_that_is_not_improving_reduces_late_moves_one_ply_more() {
     s.params.lmr_improving = false;
     assert_eq!(s.reduction(d, i, false, false), 1);
 }
+
+#[test]
+fn table_reductions_grow_with_depth_and_move_number() {
+    let params = Params {
+        lmr_log: 100,
+        lmr_depth: 64,
+        ..Params::default()
+    };
+    let s = Searcher::new(params, 1 << 16);
+    // ln(8) * ln(8) = 4.32; ln(4) * ln(4) = 1.92; ln(10) * ln(20) = 6.90.
+    assert_eq!(s.reduction(8, 7, false, true), 4);
+    assert_eq!(s.reduction(8, 7, true, true), 3, "one less at a PV node");
+    assert_eq!(s.reduction(4, 3, false, true), 1);
+    assert_eq!(s.reduction(10, 19, false, true), 6);
+    // Never below depth 1, never the first move.
+    assert_eq!(s.reduction(3, 40, false, true), 1);
+    assert_eq!(s.reduction(10, 0, false, true), 0);
+    // The step reductions stay the floor.
+    let step = Params {
+        lmr_log: 10,
+        ..Params::default()
+    };
+    let (d, i) = (step.lmr_depth, step.lmr_index);
+    let s = Searcher::new(step, 1 << 16);
+    assert_eq!(s.reduction(d, i, false, true), 1);
+}
