@@ -87,7 +87,8 @@ impl Searcher {
         if let Some(v) = self.prune_early(board, depth, alpha, beta, ply) {
             return v;
         }
-        let improving = self.improving(ply);
+        // Only the late-move reductions' switch reads it in the move loop.
+        let improving = self.params.lmr_improving && self.improving(ply);
 
         // The moves.
         let mut moves = std::mem::take(&mut self.buffers[ply]);
