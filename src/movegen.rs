@@ -64,6 +64,21 @@ pub fn generate<S: CellScorer>(
     excluded: &[Pos],
     out: &mut Vec<ScoredMove>,
 ) -> NodeKind {
+    generate_with(board, scorer, width, excluded, false, out)
+}
+
+/// [`generate`], and with `four_three` a position where the opponent has a
+/// four-three point that wins unanswered (see [`four_three_threat`]) is
+/// forced as well: only our fours and the cells that take every such
+/// point away (or, where none does, the one that takes the most).
+pub fn generate_with<S: CellScorer>(
+    board: &mut Board,
+    scorer: &S,
+    width: usize,
+    excluded: &[Pos],
+    four_three: bool,
+    out: &mut Vec<ScoredMove>,
+) -> NodeKind {
     out.clear();
     let me = board.side_to_move();
     let opp = me.opposite();
@@ -107,7 +122,12 @@ pub fn generate<S: CellScorer>(
         return NodeKind::Forced;
     }
     if board.count(opp, Class::Flex4) > 0 {
-        defend(board, scorer, me, cands, banned, out);
+        defend(board, scorer, me, cands, banned, Class::Flex4, out);
+        sort_moves(out);
+        return NodeKind::Forced;
+    }
+    if four_three && four_three_threat(board, opp) {
+        defend(board, scorer, me, cands, banned, Class::Block4Flex3, out);
         sort_moves(out);
         return NodeKind::Forced;
     }
@@ -129,20 +149,39 @@ pub fn generate<S: CellScorer>(
     NodeKind::Quiet
 }
 
-/// The opponent can make an open four (or a double four) next move. The
-/// moves: our own fours, and the cells after which the opponent has no such
-/// cell left (each checked by reading the threat cells again with it in
-/// place, or in renju against black by playing it). Only cells on the
-/// threatening lines (its fours) can do that, so only those are tried.
+/// Does `opp` (not to move) have a four-three point that would win if the
+/// side to move let it be: no open-four point (that comes first), no five
+/// point for either side, not black in renju (black's open four may be
+/// forbidden) and not caro (a blocked five does not count there)?
+pub fn four_three_threat(board: &Board, opp: Color) -> bool {
+    board.count(opp, Class::Block4Flex3) > 0
+        && board.count(opp, Class::Flex4) == 0
+        && !(opp == Color::Black && board.rule() == Rule::Renju)
+        && !matches!(board.rule(), Rule::Caro | Rule::CaroExact)
+}
+
+/// The opponent can make an open four (or a double four) next move, or
+/// with `threat` a four-three. The moves: our own fours, and the cells
+/// after which the opponent has no cell of class `threat` left (each
+/// checked by reading the threat cells again with it in place, or in renju
+/// against black by playing it). Only cells on the threatening lines (its
+/// fours, and the three of a four-three) can do that, so only those are
+/// tried.
 fn defend<S: CellScorer>(
     board: &mut Board,
     scorer: &S,
     me: Color,
     cands: Bitboard,
     banned: Bitboard,
+    threat: Class,
     out: &mut Vec<ScoredMove>,
 ) {
-    let count = |b: &Board| b.count(me.opposite(), Class::Flex4);
+    let count = |b: &Board| b.count(me.opposite(), threat);
+    let min_line = if threat == Class::Block4Flex3 {
+        Pattern::F3
+    } else {
+        Pattern::B4
+    };
     let opp = me.opposite();
     let mut seen = Bitboard::EMPTY;
     // Scans stop once the board's count of such cells is found.
@@ -176,7 +215,7 @@ fn defend<S: CellScorer>(
         if points == 0 {
             break;
         }
-        if board.class(opp, p) != Class::Flex4 {
+        if board.class(opp, p) != threat {
             continue;
         }
         points -= 1;
@@ -186,7 +225,7 @@ fn defend<S: CellScorer>(
         let mut own = Bitboard::EMPTY;
         own.set(p);
         for d in 0..DIRS {
-            if board.pattern(opp, p, d) < Pattern::B4 {
+            if board.pattern(opp, p, d) < min_line {
                 continue;
             }
             for q in board.line_cells(p, d, 5) {
@@ -218,7 +257,7 @@ fn defend<S: CellScorer>(
             } else {
                 targets
                     .iter()
-                    .filter(|&&t| t != q && board.class_with(opp, t, q, me) == Class::Flex4)
+                    .filter(|&&t| t != q && board.class_with(opp, t, q, me) == threat)
                     .count() as u32
             };
             if left == 0 {
@@ -305,6 +344,92 @@ mod tests {
             NodeKind::Quiet
         );
         assert_eq!(out.len(), 8);
+        // With `four_three`, forced: only the cells that take it away.
+        let kind = generate_with(&mut b, &by_class, 8, &[], true, &mut out);
+        assert_eq!(kind, NodeKind::Forced);
+        let cells: Vec<Pos> = out.iter().map(|m| m.pos).collect();
+        assert!(cells.contains(&Pos::new(8, 5)), "{cells:?}");
+        for &q in &cells {
+            b.make(q);
+            assert_eq!(b.count(Color::White, Class::Block4Flex3), 0, "{q}");
+            b.unmake();
+        }
+    }
+
+    #[test]
+    fn four_three_defences_are_exactly_the_cells_that_take_it_away() {
+        // Random positions of every rule but caro where the opponent has a
+        // four-three point: with `four_three`, the list holds our fours and
+        // every cell after which no such point is left, and nothing else
+        // (but the fallback when nothing takes them all away).
+        use rand::rngs::StdRng;
+        use rand::{Rng, SeedableRng};
+        let mut checked = 0;
+        for (i, &rule) in [Rule::Freestyle, Rule::Standard, Rule::Renju]
+            .iter()
+            .enumerate()
+        {
+            let mut rng = StdRng::seed_from_u64(900 + i as u64);
+            for _ in 0..3000 {
+                let mut b = Board::new(15, rule).unwrap();
+                let len = rng.gen_range(6..50);
+                while b.ply() < len && !b.is_won() {
+                    let cands: Vec<Pos> = b.candidates().iter().collect();
+                    b.make(cands[rng.gen_range(0..cands.len())]);
+                }
+                let me = b.side_to_move();
+                let opp = me.opposite();
+                if b.is_won()
+                    || b.count(me, Class::Five) > 0
+                    || b.count(opp, Class::Five) > 0
+                    || !four_three_threat(&b, opp)
+                {
+                    continue;
+                }
+                let mut out = Vec::new();
+                let kind = generate_with(&mut b, &by_class, 8, &[], true, &mut out);
+                assert_eq!(kind, NodeKind::Forced);
+                let listed: Vec<Pos> = out.iter().map(|m| m.pos).collect();
+                // Our fours, and the cells after which no point is left
+                // (anywhere on the board: a defence may lie beyond the
+                // candidates).
+                let (mut fours, mut takes) = (Vec::new(), Vec::new());
+                let empty: Vec<Pos> = (0..15 * 15)
+                    .map(|i| Pos::new(i % 15, i / 15))
+                    .filter(|&p| b.is_empty(p))
+                    .collect();
+                for q in empty {
+                    if is_banned(&mut b, me, q) {
+                        continue;
+                    }
+                    let four = b.class(me, q).is_four();
+                    b.make(q);
+                    let left = b.count(opp, Class::Block4Flex3);
+                    b.unmake();
+                    if four {
+                        fours.push(q);
+                    } else if left == 0 {
+                        takes.push(q);
+                    }
+                }
+                let show = |v: &[Pos]| v.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+                let why = format!(
+                    "{rule}: {:?} {:?} {:?}\n{b:?}",
+                    show(&listed),
+                    show(&fours),
+                    show(&takes)
+                );
+                for q in fours.iter().chain(&takes) {
+                    assert!(listed.contains(q), "{q} missing: {why}");
+                }
+                // Where nothing takes every point away, one more cell: the
+                // one that takes the most.
+                let extra = listed.len() - fours.len() - takes.len();
+                assert!(extra <= usize::from(takes.is_empty()), "{why}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "{checked}");
     }
 
     #[test]

@@ -76,6 +76,10 @@ pub struct Searcher {
     /// or a win or loss proved): the main thread stops and takes its result.
     helper_finished: Arc<AtomicBool>,
     killers: [[Option<Pos>; 2]; MAX_PLY],
+    /// The move a singular-extension search leaves out at each ply.
+    singular: [Option<Pos>; MAX_PLY],
+    /// The depth of the iteration under way.
+    root_depth: i32,
     /// The quiet static value of each node on the current line, where one
     /// was taken (for the improving test).
     evals: [Option<i32>; MAX_PLY],
@@ -145,6 +149,8 @@ impl Searcher {
             helper: None,
             helper_finished: Arc::new(AtomicBool::new(false)),
             killers: [[None; 2]; MAX_PLY],
+            singular: [None; MAX_PLY],
+            root_depth: 0,
             evals: [None; MAX_PLY],
             history: Box::new([[0; CELLS]; 2]),
             buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),

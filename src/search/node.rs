@@ -4,7 +4,7 @@
 //! reductions and move-count pruning, and the table store.
 
 use super::position::SearchNode;
-use super::tt::Bound;
+use super::tt::{Bound, Probe as TtProbe};
 use super::{is_decisive, Pv, Searcher, MAX_PLY, WIN, WIN_MIN};
 use crate::movegen::{NodeKind, ScoredMove};
 use crate::types::Pos;
@@ -69,9 +69,15 @@ impl Searcher {
             return board.evaluate(&self.eval);
         }
 
-        // Table probe.
-        let key = board.key();
-        let tt_move = match self.probe(key, depth, alpha, beta, ply, pv) {
+        // Table probe. A singular-extension search leaves the table move
+        // out: another node, with its own key.
+        let skip = self.singular[ply];
+        let key = match skip {
+            Some(m) => board.key() ^ (m.index() as u64 + 1).wrapping_mul(0xD6E8_FEB8_6659_FD93),
+            None => board.key(),
+        };
+        let entry = self.tt.probe(key).filter(|_| self.params.tt);
+        let tt_move = match self.probe(entry, depth, alpha, beta, ply, pv) {
             Probe::Cut(s) => return s,
             Probe::Move(m) => m,
         };
@@ -92,7 +98,7 @@ impl Searcher {
 
         // The moves.
         let mut moves = std::mem::take(&mut self.buffers[ply]);
-        let kind = self.moves_of(board, key, ply, &mut moves);
+        let kind = self.moves_of(board, key, ply, skip, &mut moves);
         if moves.is_empty() {
             self.buffers[ply] = moves;
             // Nothing stops the opponent's threat: lost.
@@ -109,6 +115,14 @@ impl Searcher {
         // The move loop.
         let forced = kind == NodeKind::Forced;
         let pv_node = beta - alpha > 1;
+        let singular =
+            match self.singular_extension(board, &moves, entry, depth, beta, ply, skip, forced) {
+                Ok(e) => e,
+                Err(v) => {
+                    self.buffers[ply] = moves;
+                    return v;
+                }
+            };
         let alpha0 = alpha;
         let mut best = -WIN;
         let mut best_move = None;
@@ -120,7 +134,8 @@ impl Searcher {
                 continue;
             }
             board.make(p);
-            let new_depth = child_depth(kind, moves.len(), depth, self.params.forced_free);
+            let new_depth = child_depth(kind, moves.len(), depth, self.params.forced_free)
+                + if i == 0 { singular } else { 0 };
             let mut score;
             if i == 0 {
                 score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
@@ -186,11 +201,19 @@ impl Searcher {
         best
     }
 
-    /// The table's entry for `key`: a cut when it is deep enough and its
+    /// What the table's entry says: a cut when it is deep enough and its
     /// bound decides against the window (never at the root), else its move.
     #[inline]
-    fn probe(&self, key: u64, depth: i32, alpha: i32, beta: i32, ply: usize, pv: &mut Pv) -> Probe {
-        let Some(e) = self.tt.probe(key).filter(|_| self.params.tt) else {
+    fn probe(
+        &self,
+        entry: Option<TtProbe>,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv: &mut Pv,
+    ) -> Probe {
+        let Some(e) = entry else {
             return Probe::Move(None);
         };
         if ply > 0 && e.depth >= depth {
@@ -267,6 +290,62 @@ impl Searcher {
         None
     }
 
+    /// Singular extension (see [`super::params::Params::se_depth`]): the
+    /// extension of the table move, first in `moves` (1, 0 or -1), or the
+    /// node's value when the other moves alone beat beta (multi-cut).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn singular_extension<N: SearchNode>(
+        &mut self,
+        board: &mut N,
+        moves: &[ScoredMove],
+        entry: Option<TtProbe>,
+        depth: i32,
+        beta: i32,
+        ply: usize,
+        skip: Option<Pos>,
+        forced: bool,
+    ) -> Result<i32, i32> {
+        let p = &self.params;
+        if p.se_depth == 0
+            || depth < p.se_depth
+            || ply == 0
+            || forced
+            || skip.is_some()
+            || moves.len() < 2
+            || ply as i32 >= 2 * self.root_depth
+        {
+            return Ok(0);
+        }
+        let (Some(e), Some(first)) = (entry, moves.first()) else {
+            return Ok(0);
+        };
+        let tt_score = score_from_tt(e.score, ply);
+        if e.mv != Some(first.pos)
+            || e.depth < depth - 3
+            || e.bound == Bound::Upper
+            || is_decisive(tt_score)
+        {
+            return Ok(0);
+        }
+        let sb = tt_score - p.se_margin * depth;
+        self.singular[ply] = Some(first.pos);
+        let mut scratch = Pv::new();
+        let v = self.negamax(board, (depth - 1) / 2, sb - 1, sb, ply, &mut scratch);
+        self.singular[ply] = None;
+        if self.stopped {
+            return Err(0);
+        }
+        if v < sb {
+            Ok(1)
+        } else if sb >= beta {
+            Err(sb)
+        } else if tt_score >= beta {
+            Ok(-1)
+        } else {
+            Ok(0)
+        }
+    }
+
     /// The node's moves: at the root from the generator; below it a forced
     /// node's list is kept for the rest of the search (its defences are each
     /// checked by playing them, and the same position comes again in the
@@ -277,10 +356,14 @@ impl Searcher {
         board: &mut N,
         key: u64,
         ply: usize,
+        skip: Option<Pos>,
         moves: &mut Vec<ScoredMove>,
     ) -> NodeKind {
         let (params, eval) = (&self.params, &self.eval);
-        if ply == 0 {
+        if let Some(m) = skip {
+            // A singular-extension search: the node's moves but one.
+            board.generate(params, eval, params.width, &[m], moves)
+        } else if ply == 0 {
             let kind = board.generate(params, eval, params.root_width, &self.root_excluded, moves);
             self.root_moves = moves.len();
             kind

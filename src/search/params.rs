@@ -51,6 +51,15 @@ pub struct Params {
     /// least `ln(d) * ln(n) * lmr_log / 100` plies (one less at a PV node),
     /// leaving it at least depth 1.
     pub lmr_log: i32,
+    /// Singular extension (0: off): at a quiet node of at least `se_depth`
+    /// whose table move has a lower bound from nearly as deep, the other
+    /// moves are searched at half depth against the table score less
+    /// `se_margin` a ply. When all fail low, the table move is searched a
+    /// ply deeper; when even that bound beats beta the node is cut
+    /// (multi-cut); when only the table score does, the table move is
+    /// searched a ply shallower.
+    pub se_depth: i32,
+    pub se_margin: i32,
     /// Razoring: at a non-PV node of depth at most `razor_depth` whose
     /// quiet static value is below alpha by `razor_margin` a ply, the
     /// horizon's answer (threat search, then the static value) is trusted.
@@ -59,6 +68,10 @@ pub struct Params {
     /// Score a four-three against an opponent without fours as a win
     /// without searching it.
     pub static_four_three: bool,
+    /// Against an opponent's four-three point (one that wins unanswered),
+    /// only our fours and the cells that take it away are searched, as
+    /// against an open three: the node is forced.
+    pub defend_four_three: bool,
     /// Reverse futility pruning: at a non-PV node of depth at most
     /// `rfp_depth` with no opponent threat, return the static value when
     /// it beats beta by `rfp_margin` a ply.
@@ -119,9 +132,12 @@ impl Default for Params {
             lmr_depth: 3,
             lmr_index: 3,
             lmr_log: 0,
+            se_depth: 0,
+            se_margin: 4,
             razor_depth: 1,
             razor_margin: 80,
             static_four_three: true,
+            defend_four_three: false,
             rfp_depth: 4,
             rfp_margin: 93,
             rfp_improving: false,
@@ -186,16 +202,19 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 25] = [
+    pub const TUNABLES: [Tunable; 28] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
         t("lmr_depth", 1, 64, 1),
         t("lmr_index", 1, 64, 1),
         t("lmr_log", 0, 400, 10),
+        t("se_depth", 0, 64, 1),
+        t("se_margin", 0, 200, 2),
         t("razor_depth", 0, 16, 1),
         t("razor_margin", 0, 1000, 10),
         t("static_four_three", 0, 1, 1),
+        t("defend_four_three", 0, 1, 1),
         t("rfp_depth", 0, 64, 1),
         t("rfp_margin", 0, 1000, 10),
         t("rfp_improving", 0, 1, 1),
@@ -223,9 +242,12 @@ impl Params {
             "lmr_depth" => self.lmr_depth as i64,
             "lmr_index" => self.lmr_index as i64,
             "lmr_log" => self.lmr_log as i64,
+            "se_depth" => self.se_depth as i64,
+            "se_margin" => self.se_margin as i64,
             "razor_depth" => self.razor_depth as i64,
             "razor_margin" => self.razor_margin as i64,
             "static_four_three" => self.static_four_three as i64,
+            "defend_four_three" => self.defend_four_three as i64,
             "rfp_depth" => self.rfp_depth as i64,
             "rfp_margin" => self.rfp_margin as i64,
             "rfp_improving" => self.rfp_improving as i64,
@@ -267,9 +289,12 @@ impl Params {
             "lmr_depth" => self.lmr_depth = v,
             "lmr_index" => self.lmr_index = n,
             "lmr_log" => self.lmr_log = v,
+            "se_depth" => self.se_depth = v,
+            "se_margin" => self.se_margin = v,
             "razor_depth" => self.razor_depth = v,
             "razor_margin" => self.razor_margin = v,
             "static_four_three" => self.static_four_three = b,
+            "defend_four_three" => self.defend_four_three = b,
             "rfp_depth" => self.rfp_depth = v,
             "rfp_margin" => self.rfp_margin = v,
             "rfp_improving" => self.rfp_improving = b,

@@ -8,7 +8,7 @@ use super::{Searcher, WIN};
 use crate::board::rules::find_class;
 use crate::board::Board;
 use crate::eval::Evaluator;
-use crate::movegen::{generate, NodeKind, ScoredMove};
+use crate::movegen::{generate_with, NodeKind, ScoredMove};
 use crate::pattern::Class;
 use crate::solver::four_three_wins;
 use crate::types::Pos;
@@ -133,7 +133,14 @@ impl SearchNode for Board {
     ) -> NodeKind {
         let me = self.side_to_move();
         let scorer = Scorer::new(self, params, eval.policy(self.rule(), me), me);
-        generate(self, &scorer, width, excluded, out)
+        generate_with(
+            self,
+            &scorer,
+            width,
+            excluded,
+            params.defend_four_three,
+            out,
+        )
     }
 
     fn make(&mut self, m: Pos) {

@@ -156,6 +156,7 @@ impl Searcher {
             self.root_best = None;
             self.seldepth = 0;
             let mut pv = Pv::new();
+            self.root_depth = depth;
             let score = self.aspiration(board, depth, prev, &mut pv);
             if self.stopped {
                 // A root move searched in full that beat the window's

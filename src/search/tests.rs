@@ -694,3 +694,83 @@ fn table_reductions_grow_with_depth_and_move_number() {
     let s = Searcher::new(step, 1 << 16);
     assert_eq!(s.reduction(d, i, false, true), 1);
 }
+
+#[test]
+fn singular_extension_extends_cuts_or_shortens_by_what_the_others_score() {
+    // A quiet position; the table says its first move scores `tt` (a
+    // lower bound from this depth). The other moves, searched at half
+    // depth against `tt` less the margin, decide.
+    let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8g7").unwrap();
+    let params = Params {
+        se_depth: 4,
+        se_margin: 4,
+        ..Params::default()
+    };
+    let mut s = Searcher::new(params, 1 << 20);
+    s.eval.attach(&mut b);
+    s.root_depth = 10;
+    let (depth, ply) = (6, 2);
+    let mut moves = Vec::new();
+    let kind = b.generate(&s.params, &s.eval, s.params.width, &[], &mut moves);
+    assert_eq!(kind, NodeKind::Quiet);
+    let first = moves[0].pos;
+    let mut run = |s: &mut Searcher, tt: i32, beta: i32| {
+        s.tt.clear();
+        s.tt.store(b.hash(), depth, tt, tt::Bound::Lower, Some(first));
+        let entry = s.tt.probe(b.hash());
+        s.singular_extension(&mut b, &moves, entry, depth, beta, ply, None, false)
+    };
+    // Far above what any other move scores: the table move is singular.
+    assert_eq!(run(&mut s, 5000, 5001), Ok(1));
+    // Far below: the others beat the lowered bound. Beta under it: cut.
+    let sb = -5000 - 4 * depth;
+    assert_eq!(run(&mut s, -5000, sb), Err(sb));
+    // Beta between the lowered bound and the table score: a ply less.
+    assert_eq!(run(&mut s, -5000, -5000), Ok(-1));
+    // Beta above the table score: nothing changes.
+    assert_eq!(run(&mut s, -5000, -4000), Ok(0));
+    // Not at forced nodes, not when switched off, not when the table's
+    // move is another.
+    assert_eq!(
+        s.singular_extension(&mut b, &moves, None, depth, 0, ply, None, false),
+        Ok(0)
+    );
+    s.tt.store(b.hash(), depth, 5000, tt::Bound::Lower, Some(first));
+    let entry = s.tt.probe(b.hash());
+    assert_eq!(
+        s.singular_extension(&mut b, &moves, entry, depth, 5001, ply, None, true),
+        Ok(0)
+    );
+    s.params.se_depth = 0;
+    assert_eq!(
+        s.singular_extension(&mut b, &moves, entry, depth, 5001, ply, None, false),
+        Ok(0)
+    );
+    s.params.se_depth = 4;
+    let other = moves[1].pos;
+    s.tt.store(b.hash(), depth, 5000, tt::Bound::Lower, Some(other));
+    let entry = s.tt.probe(b.hash());
+    assert_eq!(
+        s.singular_extension(&mut b, &moves, entry, depth, 5001, ply, None, false),
+        Ok(0)
+    );
+    b.check_consistency().unwrap();
+}
+
+#[test]
+fn a_search_with_singular_extensions_is_deterministic() {
+    let run = || {
+        let params = Params {
+            se_depth: 3,
+            ..Params::default()
+        };
+        let mut s = Searcher::new(params, 1 << 20);
+        let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8g7j10").unwrap();
+        let r = s.search(&mut b, &Limits::depth(6), |_| {});
+        b.check_consistency().unwrap();
+        (r.best, r.score, r.nodes)
+    };
+    let a = run();
+    assert!(a.0.is_some());
+    assert_eq!(a, run());
+}
