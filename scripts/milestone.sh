@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# A milestone gauntlet: tengen against the outside engines on the
+# HELD-OUT part of a development book (openings no tuning run or A/B test
+# ever reads), refereed by c-gomoku-cli, each opening played twice with
+# colours swapped. The procedure of docs/testing.md, "Milestones".
+#
+#   scripts/milestone.sh ENGINE [PARTNERS]
+#
+# ENGINE: the tengen binary. PARTNERS: a space-separated subset of
+# "rapfi pentazen wine" (default: every one that plays the rule and size).
+# Settings (environment): RULE (freestyle, standard or renju; freestyle),
+# SIZE (15 or 20; 15), GAMES per partner (even; 200), TURN_MS (200),
+# MATCH_S (the game clock in seconds; 0, no game clock), CONCURRENCY (2),
+# FIRST (the first opening of the held-out part to play, from 1; 1),
+# SPARRING (../shared/sparring), OUT (a new temporary folder).
+# Prints one score line per partner, with the games that ended otherwise
+# than by five or a draw (a loss on time, a crash, an illegal move).
+set -euo pipefail
+
+if [ $# -lt 1 ]; then
+  sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2
+  exit 2
+fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+engine=$(realpath "$1")
+rule=${RULE:-freestyle}
+size=${SIZE:-15}
+games=${GAMES:-200}
+turn=${TURN_MS:-200}
+match=${MATCH_S:-0}
+sparring=$(realpath "${SPARRING:-$root/../shared/sparring}")
+case "$rule/$size" in
+  freestyle/15) book=f15 code=0 ;;
+  freestyle/20) book=f20 code=0 ;;
+  standard/15) book=s15 code=1 ;;
+  renju/15) book=r15 code=4 ;;
+  *) echo "error: no held-out book and partner for $rule on ${size}x$size" >&2; exit 2 ;;
+esac
+if [ $((games % 2)) -ne 0 ] || [ "$games" -lt 2 ]; then
+  echo "error: GAMES must be even and at least 2" >&2
+  exit 2
+fi
+cli=$sparring/c-gomoku-cli/c-gomoku-cli
+[ -x "$cli" ] || { echo "error: no c-gomoku-cli in $sparring" >&2; exit 2; }
+[ -x "$engine" ] || { echo "error: $engine is not an executable" >&2; exit 2; }
+out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
+# The openings FIRST .. FIRST + GAMES/2 - 1 of the held-out part, in order.
+openings=$out/openings.pos.txt
+grep -v '^#' "$root/openings/tengen_opengen_${book}_holdout.pos.txt" |
+  tail -n +"${FIRST:-1}" | head -n $((games / 2)) >"$openings"
+if [ "$(wc -l <"$openings")" -lt $((games / 2)) ]; then
+  echo "error: the held-out book has fewer than $((games / 2)) openings from ${FIRST:-1}" >&2
+  exit 2
+fi
+# c-gomoku-cli's clock: game seconds / turn seconds (a huge game clock for
+# none).
+if [ "$match" = 0 ]; then match=100000; fi
+tc=$(python3 -c "print(f'{$match:g}/{$turn/1000:g}')")
+partners=${2:-"rapfi pentazen wine"}
+echo "milestone: $engine, $rule ${size}x$size, $games games a partner at tc $tc, held-out ${book} from opening ${FIRST:-1}, records in $out" >&2
+for p in $partners; do
+  [ "$p" = wine ] && [ "$code" != 0 ] && continue
+  [ "$p" = pentazen ] && [ "$size" != 15 ] && continue
+  [ -x "$sparring/$p/run" ] || { echo "$p: not found in $sparring" >&2; continue; }
+  "$cli" -each tc="$tc" \
+    -engine name=tengen cmd="$engine" -engine name="$p" cmd="$sparring/$p/run" \
+    -rule "$code" -boardsize "$size" -games "$games" -repeat -concurrency "${CONCURRENCY:-2}" \
+    -drawafter $((size * size)) -openings file="$openings" type=pos order=sequential \
+    -sgf "$out/$p.sgf" -msg "$out/$p.msg" >"$out/$p.log" 2>&1 || true
+  line=$(grep "^Score of" "$out/$p.log" | tail -1)
+  odd=$(grep "Finished game" "$out/$p.log" | grep -icv "five connection\|draw" || true)
+  echo "$p: ${line:-no result (see $out/$p.log)}; games not ended by five or a draw: $odd"
+done
+echo "records: $out"
