@@ -90,7 +90,7 @@ impl Searcher {
         }
 
         // Pruning before the moves: reverse futility, razoring.
-        if let Some(v) = self.prune_early(board, depth, alpha, beta, ply) {
+        if let Some(v) = self.prune_early(board, depth, alpha, beta, ply, entry) {
             return v;
         }
         // Only the late-move reductions' switch reads it in the move loop.
@@ -262,6 +262,7 @@ impl Searcher {
         alpha: i32,
         beta: i32,
         ply: usize,
+        entry: Option<TtProbe>,
     ) -> Option<i32> {
         let p = &self.params;
         let inner = ply > 0 && depth >= 1;
@@ -275,7 +276,19 @@ impl Searcher {
         if !inner || !null_window {
             return None;
         }
-        let e = self.evals[ply]?;
+        let mut e = self.evals[ply]?;
+        // The table's score, where its bound says more than the static
+        // value does.
+        if let Some(t) = entry.filter(|t| self.params.tt_eval && !is_decisive(t.score)) {
+            let closer = match t.bound {
+                Bound::Exact => true,
+                Bound::Lower => t.score > e,
+                Bound::Upper => t.score < e,
+            };
+            if closer {
+                e = t.score;
+            }
+        }
         if depth <= self.params.rfp_depth && !is_decisive(beta) {
             let improving = self.params.rfp_improving && self.improving(ply);
             if e - self.params.rfp_margin * (depth - improving as i32) >= beta {

@@ -81,6 +81,10 @@ pub struct Params {
     /// one two plies before, where both are known) asks one ply's margin
     /// less.
     pub rfp_improving: bool,
+    /// Reverse futility and razoring read the table's score instead of
+    /// the static value where the table's bound says more (a lower bound
+    /// above it, an upper bound below it, an exact score).
+    pub tt_eval: bool,
     /// Late-move reductions at a non-PV node that is not improving: one
     /// ply more for a move that is reduced at all.
     pub lmr_improving: bool,
@@ -141,6 +145,7 @@ impl Default for Params {
             rfp_depth: 4,
             rfp_margin: 93,
             rfp_improving: false,
+            tt_eval: false,
             lmr_improving: false,
             mcp_scale: 118,
             tt: true,
@@ -202,7 +207,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 28] = [
+    pub const TUNABLES: [Tunable; 29] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -218,6 +223,7 @@ impl Params {
         t("rfp_depth", 0, 64, 1),
         t("rfp_margin", 0, 1000, 10),
         t("rfp_improving", 0, 1, 1),
+        t("tt_eval", 0, 1, 1),
         t("lmr_improving", 0, 1, 1),
         t("mcp_scale", 0, 1000, 10),
         t("tt", 0, 1, 1),
@@ -251,6 +257,7 @@ impl Params {
             "rfp_depth" => self.rfp_depth as i64,
             "rfp_margin" => self.rfp_margin as i64,
             "rfp_improving" => self.rfp_improving as i64,
+            "tt_eval" => self.tt_eval as i64,
             "lmr_improving" => self.lmr_improving as i64,
             "mcp_scale" => self.mcp_scale as i64,
             "tt" => self.tt as i64,
@@ -298,6 +305,7 @@ impl Params {
             "rfp_depth" => self.rfp_depth = v,
             "rfp_margin" => self.rfp_margin = v,
             "rfp_improving" => self.rfp_improving = b,
+            "tt_eval" => self.tt_eval = b,
             "lmr_improving" => self.lmr_improving = b,
             "mcp_scale" => self.mcp_scale = v,
             "tt" => self.tt = b,

@@ -641,7 +641,7 @@ fn reverse_futility_asks_one_ply_less_of_an_improving_node() {
     let beta = e - margin * (depth - 1);
     let mut prune = |s: &mut Searcher, before: i32| {
         s.evals[ply - 2] = Some(before);
-        s.prune_early(&mut b, depth, beta - 1, beta, ply)
+        s.prune_early(&mut b, depth, beta - 1, beta, ply, None)
     };
     assert_eq!(prune(&mut s, e + 1), None, "not improving");
     assert_eq!(prune(&mut s, e - 1), Some(e), "improving");
@@ -773,4 +773,110 @@ fn a_search_with_singular_extensions_is_deterministic() {
     let a = run();
     assert!(a.0.is_some());
     assert_eq!(a, run());
+}
+
+#[test]
+fn reverse_futility_reads_the_tables_bound_where_it_says_more() {
+    let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8").unwrap();
+    let params = Params {
+        tt_eval: true,
+        razor_depth: 0,
+        ..Params::default()
+    };
+    let margin = params.rfp_margin;
+    let mut s = Searcher::new(params, 1 << 16);
+    s.eval.attach(&mut b);
+    let e = b.quiet_eval(&s.eval).expect("nothing is threatened");
+    let (depth, ply) = (2, 2);
+    // Beta just out of the static value's reach.
+    let beta = e - margin * depth + 1;
+    let probe = |score: i32, bound: tt::Bound| {
+        Some(tt::Probe {
+            score,
+            depth: 1,
+            bound,
+            mv: None,
+        })
+    };
+    let high = e + 50;
+    assert_eq!(
+        s.prune_early(&mut b, depth, beta - 1, beta, ply, None),
+        None
+    );
+    assert_eq!(
+        s.prune_early(
+            &mut b,
+            depth,
+            beta - 1,
+            beta,
+            ply,
+            probe(high, tt::Bound::Lower)
+        ),
+        Some(high),
+        "a lower bound above the static value"
+    );
+    assert_eq!(
+        s.prune_early(
+            &mut b,
+            depth,
+            beta - 1,
+            beta,
+            ply,
+            probe(high, tt::Bound::Exact)
+        ),
+        Some(high)
+    );
+    assert_eq!(
+        s.prune_early(
+            &mut b,
+            depth,
+            beta - 1,
+            beta,
+            ply,
+            probe(high, tt::Bound::Upper)
+        ),
+        None,
+        "an upper bound above it says nothing"
+    );
+    // An upper bound below the static value stops a prune it would make.
+    let beta = e - margin * depth;
+    assert_eq!(
+        s.prune_early(&mut b, depth, beta - 1, beta, ply, None),
+        Some(e)
+    );
+    assert_eq!(
+        s.prune_early(
+            &mut b,
+            depth,
+            beta - 1,
+            beta,
+            ply,
+            probe(e - 1, tt::Bound::Upper)
+        ),
+        None
+    );
+    // A win in the table is not a static value.
+    assert_eq!(
+        s.prune_early(
+            &mut b,
+            depth,
+            beta - 1,
+            beta,
+            ply,
+            probe(WIN - 9, tt::Bound::Lower)
+        ),
+        Some(e)
+    );
+    s.params.tt_eval = false;
+    assert_eq!(
+        s.prune_early(
+            &mut b,
+            2,
+            e - margin * 2,
+            e - margin * 2 + 1,
+            ply,
+            probe(high, tt::Bound::Lower)
+        ),
+        None
+    );
 }
