@@ -668,6 +668,18 @@ impl Board {
     /// the classes of those) to their current ones.
     #[inline(never)]
     fn update_acc(&mut self) {
+        // The same code compiled for AVX2 where the processor has it.
+        #[cfg(target_arch = "x86_64")]
+        if crate::simd::has_avx2() {
+            crate::simd::update_acc_avx2(self);
+            return;
+        }
+        self.update_acc_body();
+    }
+
+    /// The body of [`Board::update_acc`], inlined into each build of it.
+    #[inline(always)]
+    pub(crate) fn update_acc_body(&mut self) {
         let Some(v) = &self.code_vectors else {
             return;
         };

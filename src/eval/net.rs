@@ -142,6 +142,17 @@ impl Head {
     /// with threat mask `mask`.
     #[inline]
     pub fn forward(&self, own: &Acc, other: &Acc, mask: usize) -> i32 {
+        // The same code compiled for AVX2 where the processor has it.
+        #[cfg(target_arch = "x86_64")]
+        if crate::simd::has_avx2() {
+            return crate::simd::forward_avx2(self, own, other, mask);
+        }
+        self.forward_body(own, other, mask)
+    }
+
+    /// The body of [`Head::forward`], inlined into each build of it.
+    #[inline(always)]
+    pub(crate) fn forward_body(&self, own: &Acc, other: &Acc, mask: usize) -> i32 {
         let mut z = self.b1;
         let mut bits = mask;
         while bits != 0 {
