@@ -36,13 +36,15 @@ case "$rule/$size" in
   renju/15) book=r15 code=4 ;;
   *) echo "error: no held-out book and partner for $rule on ${size}x$size" >&2; exit 2 ;;
 esac
+for v in GAMES="$games" TURN_MS="$turn" MATCH_S="$match" FIRST="${FIRST:-1}" CONCURRENCY="${CONCURRENCY:-2}"; do
+  case "${v#*=}" in
+    '' | *[!0-9]*) echo "error: ${v%%=*} must be a whole number, not '${v#*=}'" >&2; exit 2 ;;
+  esac
+done
 if [ $((games % 2)) -ne 0 ] || [ "$games" -lt 2 ]; then
   echo "error: GAMES must be even and at least 2" >&2
   exit 2
 fi
-cli=$sparring/c-gomoku-cli/c-gomoku-cli
-[ -x "$cli" ] || { echo "error: no c-gomoku-cli in $sparring" >&2; exit 2; }
-[ -x "$engine" ] || { echo "error: $engine is not an executable" >&2; exit 2; }
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 # The openings FIRST .. FIRST + GAMES/2 - 1 of the held-out part, in order.
@@ -53,6 +55,9 @@ if [ "$(wc -l <"$openings")" -lt $((games / 2)) ]; then
   echo "error: the held-out book has fewer than $((games / 2)) openings from ${FIRST:-1}" >&2
   exit 2
 fi
+cli=$sparring/c-gomoku-cli/c-gomoku-cli
+[ -x "$cli" ] || { echo "error: no c-gomoku-cli in $sparring" >&2; exit 2; }
+[ -x "$engine" ] || { echo "error: $engine is not an executable" >&2; exit 2; }
 # c-gomoku-cli's clock: game seconds / turn seconds (a huge game clock for
 # none).
 if [ "$match" = 0 ]; then match=100000; fi

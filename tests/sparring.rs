@@ -257,3 +257,72 @@ fn under_c_gomoku_cli() {
         assert!(log.contains("Score of"), "{log}");
     }
 }
+
+/// `scripts/milestone.sh`, the milestone gauntlet on the held-out books:
+/// two games against Wine, refereed by c-gomoku-cli, and a score line.
+#[test]
+fn the_milestone_script_plays_the_held_out_book() {
+    let Some(dir) = sparring() else { return };
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let out = scratch("milestone");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/milestone.sh");
+    let r = Command::new("bash")
+        .arg(&script)
+        .arg(BIN)
+        .arg("wine")
+        .env("SPARRING", &dir)
+        .env("OUT", &out)
+        .env("GAMES", "2")
+        .env("TURN_MS", "100")
+        .env("CONCURRENCY", "1")
+        .output()
+        .expect("run the script");
+    let text =
+        String::from_utf8_lossy(&r.stdout).into_owned() + &String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("wine: Score of tengen vs wine:"))
+        .unwrap_or_else(|| panic!("no score line:\n{text}"));
+    // "wine: Score of tengen vs wine: 2 - 0 - 0  [1.000] 2; ..."
+    let games: Vec<u32> = line
+        .split(':')
+        .nth(2)
+        .unwrap_or("")
+        .split(['-', '['])
+        .take(3)
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    assert_eq!(games.iter().sum::<u32>(), 2, "{line}");
+    // The first held-out opening, played twice.
+    let openings = std::fs::read_to_string(out.join("openings.pos.txt")).unwrap();
+    assert_eq!(openings.lines().count(), 1);
+    assert!(out.join("wine.sgf").exists());
+}
+
+/// The milestone script refuses bad settings with a clear message, before
+/// it plays anything.
+#[test]
+fn the_milestone_script_refuses_bad_settings() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/milestone.sh");
+    for (key, value, says) in [
+        ("GAMES", "3", "GAMES must be even"),
+        ("GAMES", "ten", "GAMES must be a whole number"),
+        ("TURN_MS", "0.5", "TURN_MS must be a whole number"),
+        ("RULE", "caro", "no held-out book"),
+        ("SIZE", "17", "no held-out book"),
+        ("FIRST", "500", "fewer than"),
+        ("SPARRING", "/nonexistent", "no c-gomoku-cli"),
+    ] {
+        let r = Command::new("bash")
+            .arg(&script)
+            .arg(BIN)
+            .env(key, value)
+            .env("GAMES", if key == "GAMES" { value } else { "4" })
+            .output()
+            .expect("run the script");
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{key}={value}: {err}");
+        assert!(err.contains(says), "{key}={value}: {err}");
+    }
+}
