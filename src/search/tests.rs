@@ -624,18 +624,28 @@ fn improving_compares_with_our_last_known_static_value() {
     assert!(!s.improving(0) && !s.improving(1));
 }
 
-#[test]
-fn reverse_futility_asks_one_ply_less_of_an_improving_node() {
+/// A quiet position for the early-pruning tests, a searcher with
+/// `params` (razoring off) on it, the reverse-futility margin a ply and the
+/// position's static value.
+fn pruning_setup(params: Params) -> (Board, Searcher, i32, i32) {
     let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8").unwrap();
     let params = Params {
-        rfp_improving: true,
         razor_depth: 0,
-        ..Params::default()
+        ..params
     };
     let margin = params.rfp_margin;
-    let mut s = Searcher::new(params, 1 << 16);
+    let s = Searcher::new(params, 1 << 16);
     s.eval.attach(&mut b);
     let e = b.quiet_eval(&s.eval).expect("nothing is threatened");
+    (b, s, margin, e)
+}
+
+#[test]
+fn reverse_futility_asks_one_ply_less_of_an_improving_node() {
+    let (mut b, mut s, margin, e) = pruning_setup(Params {
+        rfp_improving: true,
+        ..Params::default()
+    });
     let (depth, ply) = (3, 2);
     // Beta above what a depth-3 margin allows, within a depth-2 margin.
     let beta = e - margin * (depth - 1);
@@ -777,106 +787,42 @@ fn a_search_with_singular_extensions_is_deterministic() {
 
 #[test]
 fn reverse_futility_reads_the_tables_bound_where_it_says_more() {
-    let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8").unwrap();
-    let params = Params {
+    let (mut b, mut s, margin, e) = pruning_setup(Params {
         tt_eval: true,
-        razor_depth: 0,
         ..Params::default()
-    };
-    let margin = params.rfp_margin;
-    let mut s = Searcher::new(params, 1 << 16);
-    s.eval.attach(&mut b);
-    let e = b.quiet_eval(&s.eval).expect("nothing is threatened");
+    });
     let (depth, ply) = (2, 2);
-    // Beta just out of the static value's reach.
-    let beta = e - margin * depth + 1;
-    let probe = |score: i32, bound: tt::Bound| {
-        Some(tt::Probe {
+    // At a null window on `beta`, with the table saying `t`.
+    let mut prune = |s: &mut Searcher, beta: i32, t: Option<(i32, tt::Bound)>| {
+        let entry = t.map(|(score, bound)| tt::Probe {
             score,
             depth: 1,
             bound,
             mv: None,
-        })
+        });
+        s.prune_early(&mut b, depth, beta - 1, beta, ply, entry)
     };
+    use tt::Bound::{Exact, Lower, Upper};
+    // Beta just out of the static value's reach.
+    let beta = e - margin * depth + 1;
     let high = e + 50;
+    assert_eq!(prune(&mut s, beta, None), None);
+    let above = "a lower bound above the static value";
     assert_eq!(
-        s.prune_early(&mut b, depth, beta - 1, beta, ply, None),
-        None
-    );
-    assert_eq!(
-        s.prune_early(
-            &mut b,
-            depth,
-            beta - 1,
-            beta,
-            ply,
-            probe(high, tt::Bound::Lower)
-        ),
+        prune(&mut s, beta, Some((high, Lower))),
         Some(high),
-        "a lower bound above the static value"
+        "{above}"
     );
-    assert_eq!(
-        s.prune_early(
-            &mut b,
-            depth,
-            beta - 1,
-            beta,
-            ply,
-            probe(high, tt::Bound::Exact)
-        ),
-        Some(high)
-    );
-    assert_eq!(
-        s.prune_early(
-            &mut b,
-            depth,
-            beta - 1,
-            beta,
-            ply,
-            probe(high, tt::Bound::Upper)
-        ),
-        None,
-        "an upper bound above it says nothing"
-    );
+    assert_eq!(prune(&mut s, beta, Some((high, Exact))), Some(high));
+    let nothing = "an upper bound above it says nothing";
+    assert_eq!(prune(&mut s, beta, Some((high, Upper))), None, "{nothing}");
     // An upper bound below the static value stops a prune it would make.
     let beta = e - margin * depth;
-    assert_eq!(
-        s.prune_early(&mut b, depth, beta - 1, beta, ply, None),
-        Some(e)
-    );
-    assert_eq!(
-        s.prune_early(
-            &mut b,
-            depth,
-            beta - 1,
-            beta,
-            ply,
-            probe(e - 1, tt::Bound::Upper)
-        ),
-        None
-    );
+    assert_eq!(prune(&mut s, beta, None), Some(e));
+    assert_eq!(prune(&mut s, beta, Some((e - 1, Upper))), None);
     // A win in the table is not a static value.
-    assert_eq!(
-        s.prune_early(
-            &mut b,
-            depth,
-            beta - 1,
-            beta,
-            ply,
-            probe(WIN - 9, tt::Bound::Lower)
-        ),
-        Some(e)
-    );
+    assert_eq!(prune(&mut s, beta, Some((WIN - 9, Lower))), Some(e));
     s.params.tt_eval = false;
-    assert_eq!(
-        s.prune_early(
-            &mut b,
-            2,
-            e - margin * 2,
-            e - margin * 2 + 1,
-            ply,
-            probe(high, tt::Bound::Lower)
-        ),
-        None
-    );
+    let beta = e - margin * depth + 1;
+    assert_eq!(prune(&mut s, beta, Some((high, Lower))), None, "off");
 }
