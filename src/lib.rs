@@ -18,8 +18,7 @@ pub mod pattern;
 pub mod perft;
 pub mod protocol;
 pub mod search;
-#[cfg(target_arch = "x86_64")]
-mod simd;
+pub mod simd;
 pub mod solver;
 pub mod tournament;
 pub mod types;

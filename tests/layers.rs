@@ -11,7 +11,7 @@ use std::path::Path;
 /// of a lower layer (its own files excepted). The binary's `main.rs` and
 /// `cli/` sit above them all.
 const LAYERS: &[&[&str]] = &[
-    &["types"],
+    &["types", "simd"],
     &["bitboard"],
     &["pattern"],
     &["board"],

@@ -662,24 +662,18 @@ impl Board {
         self.acc_paused = self.acc_paused.saturating_sub(1);
     }
 
-    /// Brings the network accumulators up to date after a move, from the
-    /// cells it saved for `unmake` (the stone's cell first): the stone's
-    /// cell leaves the sums, the others move from their saved codes (and
-    /// the classes of those) to their current ones.
-    #[inline(never)]
-    fn update_acc(&mut self) {
-        // The same code compiled for AVX2 where the processor has it.
-        #[cfg(target_arch = "x86_64")]
-        if crate::simd::has_avx2() {
-            crate::simd::update_acc_avx2(self);
-            return;
-        }
-        self.update_acc_body();
-    }
+    crate::simd::avx2_method!(
+        /// Brings the network accumulators up to date after a move, from the
+        /// cells it saved for `unmake` (the stone's cell first): the stone's
+        /// cell leaves the sums, the others move from their saved codes (and
+        /// the classes of those) to their current ones.
+        #[inline(never)]
+        fn update_acc(&mut self) = Board::update_acc_body
+    );
 
     /// The body of [`Board::update_acc`], inlined into each build of it.
     #[inline(always)]
-    pub(crate) fn update_acc_body(&mut self) {
+    fn update_acc_body(&mut self) {
         let Some(v) = &self.code_vectors else {
             return;
         };

@@ -138,21 +138,16 @@ impl Head {
         self.w1[i / 2][2 * j + i % 2] = w;
     }
 
-    /// The output for accumulators `own` (the side to move's) and `other`
-    /// with threat mask `mask`.
-    #[inline]
-    pub fn forward(&self, own: &Acc, other: &Acc, mask: usize) -> i32 {
-        // The same code compiled for AVX2 where the processor has it.
-        #[cfg(target_arch = "x86_64")]
-        if crate::simd::has_avx2() {
-            return crate::simd::forward_avx2(self, own, other, mask);
-        }
-        self.forward_body(own, other, mask)
-    }
+    crate::simd::avx2_method!(
+        /// The output for accumulators `own` (the side to move's) and `other`
+        /// with threat mask `mask`.
+        #[inline]
+        pub fn forward(&self, own: &Acc, other: &Acc, mask: usize) -> i32 = Head::forward_body
+    );
 
     /// The body of [`Head::forward`], inlined into each build of it.
     #[inline(always)]
-    pub(crate) fn forward_body(&self, own: &Acc, other: &Acc, mask: usize) -> i32 {
+    fn forward_body(&self, own: &Acc, other: &Acc, mask: usize) -> i32 {
         let mut z = self.b1;
         let mut bits = mask;
         while bits != 0 {
@@ -543,6 +538,26 @@ mod tests {
     use super::*;
     use crate::eval::Evaluator;
     use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn the_layers_give_the_same_output_in_every_build() {
+        // `forward` runs through `crate::simd::run` (the AVX2 build where
+        // the processor has it); the plain body must agree on random
+        // sums (inside and outside the clipped range) and threat masks.
+        let mut rng = rand::rngs::StdRng::seed_from_u64(515);
+        let net = Net::random(Rule::Freestyle, 9);
+        for head in net.heads.iter() {
+            for _ in 0..2000 {
+                let own: Acc = std::array::from_fn(|_| rng.gen_range(-2000..6000));
+                let other: Acc = std::array::from_fn(|_| rng.gen_range(-2000..6000));
+                let mask = rng.gen_range(0..1usize << MASK_BITS);
+                assert_eq!(
+                    head.forward(&own, &other, mask),
+                    head.forward_body(&own, &other, mask)
+                );
+            }
+        }
+    }
 
     /// Plays up to `plies` random moves on `b` (attached to `e`, whose
     /// network for the rule is `net`), checking after each that the
