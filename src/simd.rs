@@ -32,15 +32,25 @@ pub fn has_avx2() -> bool {
 /// AVX2 build of `body` where the processor has AVX2, the plain one
 /// elsewhere. `&self` works the same way.
 macro_rules! avx2_method {
-    ($(#[$m:meta])* $vis:vis fn $name:ident(&mut self $(, $a:ident: $t:ty)*) $(-> $r:ty)?
+    ($(#[$m:meta])* $vis:vis fn $name:ident(&mut $s:ident $(, $a:ident: $t:ty)*) $(-> $r:ty)?
         = $ty:ident :: $body:ident) => {
-        $(#[$m])*
-        $vis fn $name(&mut self $(, $a: $t)*) $(-> $r)? {
+        $crate::simd::avx2_method!(@build [$(#[$m])*] $vis $name [&mut] $s
+            [$($a: $t),*] [$($r)?] $ty $body);
+    };
+    ($(#[$m:meta])* $vis:vis fn $name:ident(& $s:ident $(, $a:ident: $t:ty)*) $(-> $r:ty)?
+        = $ty:ident :: $body:ident) => {
+        $crate::simd::avx2_method!(@build [$(#[$m])*] $vis $name [&] $s
+            [$($a: $t),*] [$($r)?] $ty $body);
+    };
+    (@build [$($attr:tt)*] $vis:vis $name:ident [$($rf:tt)+] $s:ident
+        [$($a:ident: $t:ty),*] [$($r:ty)?] $ty:ident $body:ident) => {
+        $($attr)*
+        $vis fn $name($($rf)+ $s $(, $a: $t)*) $(-> $r)? {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx2")]
                 #[allow(unsafe_code)]
-                unsafe fn avx2(this: &mut $ty $(, $a: $t)*) $(-> $r)? {
+                unsafe fn avx2(this: $($rf)+ $ty $(, $a: $t)*) $(-> $r)? {
                     this.$body($($a),*)
                 }
                 if $crate::simd::has_avx2() {
@@ -48,32 +58,11 @@ macro_rules! avx2_method {
                     // above), the only requirement of a
                     // `target_feature(enable = "avx2")` function.
                     #[allow(unsafe_code)]
-                    let out = unsafe { avx2(self $(, $a)*) };
+                    let out = unsafe { avx2($s $(, $a)*) };
                     return out;
                 }
             }
-            self.$body($($a),*)
-        }
-    };
-    ($(#[$m:meta])* $vis:vis fn $name:ident(&self $(, $a:ident: $t:ty)*) $(-> $r:ty)?
-        = $ty:ident :: $body:ident) => {
-        $(#[$m])*
-        $vis fn $name(&self $(, $a: $t)*) $(-> $r)? {
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx2")]
-                #[allow(unsafe_code)]
-                unsafe fn avx2(this: &$ty $(, $a: $t)*) $(-> $r)? {
-                    this.$body($($a),*)
-                }
-                if $crate::simd::has_avx2() {
-                    // SAFETY: as above.
-                    #[allow(unsafe_code)]
-                    let out = unsafe { avx2(self $(, $a)*) };
-                    return out;
-                }
-            }
-            self.$body($($a),*)
+            $s.$body($($a),*)
         }
     };
 }
