@@ -28,6 +28,7 @@ size=${SIZE:-15}
 games=${GAMES:-200}
 turn=${TURN_MS:-200}
 match=${MATCH_S:-0}
+first=${FIRST:-1}
 sparring=$(realpath "${SPARRING:-$root/../shared/sparring}")
 case "$rule/$size" in
   freestyle/15) book=f15 code=0 ;;
@@ -36,23 +37,29 @@ case "$rule/$size" in
   renju/15) book=r15 code=4 ;;
   *) echo "error: no held-out book and partner for $rule on ${size}x$size" >&2; exit 2 ;;
 esac
-for v in GAMES="$games" TURN_MS="$turn" MATCH_S="$match" FIRST="${FIRST:-1}" CONCURRENCY="${CONCURRENCY:-2}"; do
+for v in GAMES="$games" TURN_MS="$turn" MATCH_S="$match" FIRST="$first" CONCURRENCY="${CONCURRENCY:-2}"; do
   case "${v#*=}" in
     '' | *[!0-9]*) echo "error: ${v%%=*} must be a whole number, not '${v#*=}'" >&2; exit 2 ;;
   esac
 done
+if [ "$first" -lt 1 ]; then
+  echo "error: FIRST counts from 1" >&2
+  exit 2
+fi
 if [ $((games % 2)) -ne 0 ] || [ "$games" -lt 2 ]; then
   echo "error: GAMES must be even and at least 2" >&2
   exit 2
 fi
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
-# The openings FIRST .. FIRST + GAMES/2 - 1 of the held-out part, in order.
+# The openings FIRST .. FIRST + GAMES/2 - 1 of the held-out part, in order
+# (sed reads to the end: no stage of the pipe dies of a closed pipe, which
+# pipefail would turn into a failure).
 openings=$out/openings.pos.txt
 grep -v '^#' "$root/openings/tengen_opengen_${book}_holdout.pos.txt" |
-  tail -n +"${FIRST:-1}" | head -n $((games / 2)) >"$openings"
+  sed -n "${first},$((first + games / 2 - 1))p" >"$openings"
 if [ "$(wc -l <"$openings")" -lt $((games / 2)) ]; then
-  echo "error: the held-out book has fewer than $((games / 2)) openings from ${FIRST:-1}" >&2
+  echo "error: the held-out book has fewer than $((games / 2)) openings from $first" >&2
   exit 2
 fi
 cli=$sparring/c-gomoku-cli/c-gomoku-cli
@@ -63,7 +70,7 @@ cli=$sparring/c-gomoku-cli/c-gomoku-cli
 if [ "$match" = 0 ]; then match=100000; fi
 tc=$(python3 -c "print(f'{$match:g}/{$turn/1000:g}')")
 partners=${2:-"rapfi pentazen wine"}
-echo "milestone: $engine, $rule ${size}x$size, $games games a partner at tc $tc, held-out ${book} from opening ${FIRST:-1}, records in $out" >&2
+echo "milestone: $engine, $rule ${size}x$size, $games games a partner at tc $tc, held-out ${book} from opening $first, records in $out" >&2
 for p in $partners; do
   [ "$p" = wine ] && [ "$code" != 0 ] && continue
   [ "$p" = pentazen ] && [ "$size" != 15 ] && continue

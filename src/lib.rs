@@ -3,8 +3,8 @@
 //! The library holds everything; the `pbrain-tengen` binary is a thin
 //! command-line front end.
 
-// Denied everywhere but in `simd`, which calls code compiled for
-// AVX2 once the processor is known to have it.
+// Denied; the one `unsafe` is written in `simd::avx2_method!`, which calls
+// code built for AVX2 once the processor is known to have it.
 #![deny(unsafe_code)]
 
 pub mod bench;

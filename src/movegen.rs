@@ -8,7 +8,7 @@
 //! and the cells that take the threat away.
 
 use crate::bitboard::Bitboard;
-use crate::board::rules::{is_banned, stop_fives};
+use crate::board::rules::{four_three_counts, is_banned, stop_fives};
 use crate::board::{Board, DIRS};
 use crate::pattern::{Class, Pattern};
 use crate::types::{Color, Pos, Rule};
@@ -150,14 +150,12 @@ pub fn generate_with<S: CellScorer>(
 }
 
 /// Does `opp` (not to move) have a four-three point that would win if the
-/// side to move let it be: no open-four point (that comes first), no five
-/// point for either side, not black in renju (black's open four may be
-/// forbidden) and not caro (a blocked five does not count there)?
+/// side to move let it be: no open-four point (that comes first), and a
+/// rule under which the shape wins ([`four_three_counts`])?
 pub fn four_three_threat(board: &Board, opp: Color) -> bool {
     board.count(opp, Class::Block4Flex3) > 0
         && board.count(opp, Class::Flex4) == 0
-        && !(opp == Color::Black && board.rule() == Rule::Renju)
-        && !matches!(board.rule(), Rule::Caro | Rule::CaroExact)
+        && four_three_counts(board, opp)
 }
 
 /// The opponent can make an open four (or a double four) next move, or

@@ -312,6 +312,7 @@ fn the_milestone_script_refuses_bad_settings() {
         ("RULE", "caro", "no held-out book"),
         ("SIZE", "17", "no held-out book"),
         ("FIRST", "500", "fewer than"),
+        ("FIRST", "0", "FIRST counts from 1"),
         ("SPARRING", "/nonexistent", "no c-gomoku-cli"),
     ] {
         let r = Command::new("bash")

@@ -7,6 +7,18 @@ use crate::pattern::Class;
 use crate::types::{Color, Pos, Rule};
 use smallvec::SmallVec;
 
+/// Does a four-three point of `c` win by its shape under this rule? Not
+/// for renju black (its three may be a false one, its open four
+/// forbidden) and not under caro (a four can be stopped past its five
+/// cell, which may touch the three).
+pub fn four_three_counts(board: &Board, c: Color) -> bool {
+    match board.rule() {
+        Rule::Renju => c == Color::White,
+        Rule::Caro | Rule::CaroExact => false,
+        _ => true,
+    }
+}
+
 /// Is `p` a cell the side to move may not play (renju black's forbidden
 /// cells)? Cheap for every cell whose class cannot be forbidden.
 #[inline]

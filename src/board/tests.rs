@@ -363,7 +363,7 @@ fn class_with_reads_the_class_a_move_would_leave() {
 
 #[test]
 fn the_accumulator_update_gives_the_same_sums_in_every_build() {
-    // `make` updates the network's sums through `crate::simd::run` (the
+    // `make` updates the network's sums through `avx2_method!` (the
     // AVX2 build where the processor has it); the plain body run by hand
     // after a paused move must give the same sums after every move of
     // random games, and taking the moves back must restore them alike.

@@ -541,7 +541,7 @@ mod tests {
 
     #[test]
     fn the_layers_give_the_same_output_in_every_build() {
-        // `forward` runs through `crate::simd::run` (the AVX2 build where
+        // `forward` runs through `avx2_method!` (the AVX2 build where
         // the processor has it); the plain body must agree on random
         // sums (inside and outside the clipped range) and threat masks.
         let mut rng = rand::rngs::StdRng::seed_from_u64(515);

@@ -3,7 +3,7 @@
 //! proof's main line.
 
 use super::{Child, Expansion, Moves};
-use crate::board::rules::{cells_of, find_class, is_banned, stop_fives};
+use crate::board::rules::{cells_of, find_class, four_three_counts, is_banned, stop_fives};
 use crate::board::{Board, DIRS};
 use crate::pattern::{Class, Pattern};
 use crate::types::{Color, Pos, Rule};
@@ -22,8 +22,7 @@ pub fn four_three_wins(board: &Board, c: Color) -> bool {
 /// a four, and the rule is neither caro nor renju with black to move.
 fn wins_unanswered(board: &Board, c: Color, k: Class) -> bool {
     board.count(c, k) > 0
-        && !(c == Color::Black && board.rule() == Rule::Renju)
-        && !matches!(board.rule(), Rule::Caro | Rule::CaroExact)
+        && four_three_counts(board, c)
         && [
             Class::Block4,
             Class::Block4Plus,
