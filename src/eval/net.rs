@@ -40,6 +40,9 @@
 //! rule freestyle
 //! features pcode1365+pair256 channels 32 hidden 32
 //! boards 15-15                (optional: the board sizes it plays; all if absent)
+//! trained 15                  (optional: the square board of its training games;
+//!                              on another square board the accumulators are
+//!                              moved by the difference of the two empty boards')
 //! note data: ... (any number of note lines: data, commands, date)
 //! embed black v...      1621 x 32 values, feature by feature (i16, scale 4096)
 //! w1 black v...         32 x 64 values, hidden unit by unit (-8192..8192)
@@ -195,6 +198,18 @@ pub struct Net {
     /// The board sizes it evaluates, smallest and largest side (those of
     /// its training games); on other boards the tables play alone.
     pub boards: (usize, usize),
+    /// The side of the square board its games were played on, when the
+    /// file names it. On another square board the accumulators are moved
+    /// by the sums of an empty board of the trained size less those of an
+    /// empty board of this one ([`Net::shift`]): the cells far from the
+    /// stones, whose codes and classes are those of an empty board, then
+    /// add up to what they did in training, and a position away from the
+    /// edges feeds the layers what it would on the trained board. Set by
+    /// [`Net::set_trained`] (after the vectors).
+    trained: Option<usize>,
+    /// Per square board side (index `side - MIN_SIZE`), per colour: what
+    /// `trained` adds to that board's accumulators (all zero without it).
+    shifts: Arc<Vec<[Acc; 2]>>,
     /// How it was made: data, commands, date (free text, a line each).
     pub notes: Vec<String>,
     /// Per colour, per code: the vector the board sums.
@@ -236,6 +251,8 @@ impl Net {
         Net {
             rule,
             boards: (MIN_SIZE, MAX_SIZE),
+            trained: None,
+            shifts: Arc::new(Vec::new()),
             notes: Vec::new(),
             vectors: Arc::new(CodeVectors::new()),
             heads: [Box::new(Head::zero()), Box::new(Head::zero())],
@@ -246,7 +263,70 @@ impl Net {
     #[inline]
     pub fn fits(&self, board: &Board) -> bool {
         let (lo, hi) = self.boards;
-        (lo..=hi).contains(&board.width()) && (lo..=hi).contains(&board.height())
+        let shifted = self
+            .trained
+            .is_some_and(|t| board.width() != t || board.height() != t);
+        (lo..=hi).contains(&board.width())
+            && (lo..=hi).contains(&board.height())
+            // The shifts are made for square boards.
+            && (!shifted || board.width() == board.height())
+    }
+
+    /// What is added to the accumulators of colour `c` on `board` (see
+    /// [`Net::trained`]), or `None` when nothing is.
+    #[inline]
+    pub fn shift(&self, board: &Board, c: Color) -> Option<&Acc> {
+        let t = self.trained?;
+        let side = board.width();
+        if side == t || side != board.height() {
+            return None;
+        }
+        Some(&self.shifts.get(side.checked_sub(MIN_SIZE)?)?[c.index()])
+    }
+
+    /// The side of the square board it was trained on, if its file says.
+    pub fn trained(&self) -> Option<usize> {
+        self.trained
+    }
+
+    /// Names the board it was trained on (see [`Net::trained`]) and makes
+    /// the shifts of the other boards from the vectors as they are now.
+    pub fn set_trained(&mut self, side: Option<usize>) {
+        self.trained = side.filter(|s| (MIN_SIZE..=MAX_SIZE).contains(s));
+        let Some(t) = self.trained else {
+            self.shifts = Arc::new(Vec::new());
+            return;
+        };
+        let empty = |side: usize| -> [Acc; 2] {
+            // Sizes within MIN_SIZE..=MAX_SIZE always make a board.
+            let b = Board::new(side, self.rule).expect("a board size in range");
+            self.accumulators(&b)
+        };
+        let base = empty(t);
+        let shifts = (MIN_SIZE..=MAX_SIZE)
+            .map(|side| {
+                let here = empty(side);
+                std::array::from_fn(|c| std::array::from_fn(|k| base[c][k] - here[c][k]))
+            })
+            .collect();
+        self.shifts = Arc::new(shifts);
+    }
+
+    /// The forward pass from the accumulators `own` and `other` of the
+    /// side to move and its opponent on `board`, moved as
+    /// [`Net::shift`] says.
+    #[inline]
+    fn forward_on(&self, board: &Board, own: &Acc, other: &Acc, mask: usize) -> i32 {
+        let me = board.side_to_move();
+        let head = &self.heads[me.index()];
+        match (self.shift(board, me), self.shift(board, me.opposite())) {
+            (Some(a), Some(b)) => {
+                let own: Acc = std::array::from_fn(|k| own[k] + a[k]);
+                let other: Acc = std::array::from_fn(|k| other[k] + b[k]);
+                head.forward(&own, &other, mask)
+            }
+            _ => head.forward(own, other, mask),
+        }
     }
 
     /// The network's part of the value of `board` for the side to move,
@@ -258,7 +338,7 @@ impl Net {
             Some(v) if Arc::ptr_eq(v, &self.vectors) => {
                 let me = board.side_to_move();
                 let mask = threat_mask(|c, k| board.count(c, k) > 0, me);
-                self.heads[me.index()].forward(board.acc(me), board.acc(me.opposite()), mask)
+                self.forward_on(board, board.acc(me), board.acc(me.opposite()), mask)
             }
             _ => self.output_from_scratch(board),
         }
@@ -286,7 +366,7 @@ impl Net {
         let acc = self.accumulators(board);
         let me = board.side_to_move();
         let mask = threat_mask(|c, k| board.count(c, k) > 0, me);
-        self.heads[me.index()].forward(&acc[me.index()], &acc[me.opposite().index()], mask)
+        self.forward_on(board, &acc[me.index()], &acc[me.opposite().index()], mask)
     }
 
     /// Reads a network file.
@@ -354,6 +434,20 @@ impl Net {
                         format!("'boards {range}': expected MIN-MAX within {MIN_SIZE}-{MAX_SIZE}"),
                     )
                 })?;
+        }
+        if let Some((n, line)) = lines.next_if(|(_, l)| l.starts_with("trained ")) {
+            let side = line["trained ".len()..].trim();
+            net.trained = Some(
+                side.parse()
+                    .ok()
+                    .filter(|s| (MIN_SIZE..=MAX_SIZE).contains(s))
+                    .ok_or_else(|| {
+                        err(
+                            n,
+                            format!("'trained {side}': expected a board side within {MIN_SIZE}-{MAX_SIZE}"),
+                        )
+                    })?,
+            );
         }
         let mut vectors = CodeVectors::new();
         const TABLES: [(&str, usize, i64); 6] = [
@@ -451,6 +545,8 @@ impl Net {
             }
         }
         net.vectors = Arc::new(vectors);
+        let trained = net.trained;
+        net.set_trained(trained);
         Ok(net)
     }
 
@@ -462,6 +558,9 @@ impl Net {
             self.rule
         );
         let _ = writeln!(s, "boards {}-{}", self.boards.0, self.boards.1);
+        if let Some(t) = self.trained {
+            let _ = writeln!(s, "trained {t}");
+        }
         for note in &self.notes {
             let _ = writeln!(s, "note {note}");
         }
@@ -664,6 +763,100 @@ mod tests {
                 assert_eq!(e.evaluate(&b), tables);
             }
         }
+    }
+
+    /// Random stones within `reach` of the centre.
+    fn central_cells(rng: &mut rand::rngs::StdRng, reach: i32) -> Vec<(i32, i32)> {
+        let n = rng.gen_range(1..9);
+        let mut cells = Vec::new();
+        while cells.len() < n {
+            let d = (rng.gen_range(-reach..=reach), rng.gen_range(-reach..=reach));
+            if !cells.contains(&d) {
+                cells.push(d);
+            }
+        }
+        cells
+    }
+
+    /// `cells` played around the centre of a `size` board attached to `e`.
+    fn centred(e: &Evaluator, rule: Rule, size: usize, cells: &[(i32, i32)]) -> Board {
+        let mut b = Board::new(size, rule).unwrap();
+        e.attach(&mut b);
+        let c = size as i32 / 2;
+        for &(dx, dy) in cells {
+            b.make(crate::types::Pos::new((c + dx) as usize, (c + dy) as usize));
+        }
+        b
+    }
+
+    #[test]
+    fn a_network_trained_on_one_board_sees_the_same_centre_on_another() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(77);
+        // An empty board gives the trained board's output, every rule and
+        // size (the shifts are made for exactly that).
+        for rule in Rule::ALL {
+            let mut net = Net::random(rule, 12);
+            net.set_trained(Some(15));
+            let e = Evaluator::shipped()
+                .without_nets()
+                .with_net(Arc::new(net.clone()));
+            let want = net.output(&centred(&e, rule, 15, &[]));
+            for size in [5, 9, 14, 16, 20, 22] {
+                let b = centred(&e, rule, size, &[]);
+                assert_eq!(net.output(&b), want, "{rule} {size}");
+            }
+        }
+        // Freestyle windows reach 4 cells each way: stones within 1 of the
+        // centre of a 19x19 board change no cell whose window meets an
+        // edge, so bigger boards give exactly its outputs, incrementally
+        // and from scratch.
+        let mut net = Net::random(Rule::Freestyle, 5);
+        net.set_trained(Some(19));
+        assert_eq!(net.trained(), Some(19));
+        let e = Evaluator::shipped()
+            .without_nets()
+            .with_net(Arc::new(net.clone()));
+        for _ in 0..40 {
+            let cells = central_cells(&mut rng, 1);
+            let want = net.output(&centred(&e, Rule::Freestyle, 19, &cells));
+            for size in [20, 21, 22] {
+                let b = centred(&e, Rule::Freestyle, size, &cells);
+                assert!(net.fits(&b));
+                assert_eq!(net.output(&b), want, "{size} {cells:?}");
+                assert_eq!(net.output_from_scratch(&b), want);
+            }
+        }
+        // From 15x15, where the edges are near, the shift brings the
+        // outputs on 20x20 closer to those of 15x15 than no shift does.
+        for rule in [Rule::Freestyle, Rule::Renju] {
+            let mut net = Net::random(rule, 12);
+            net.set_trained(Some(15));
+            let e = Evaluator::shipped()
+                .without_nets()
+                .with_net(Arc::new(net.clone()));
+            let mut plain = net.clone();
+            plain.set_trained(None);
+            let (mut shifted, mut unshifted) = (0i64, 0i64);
+            for _ in 0..40 {
+                let cells = central_cells(&mut rng, 2);
+                let want = net.output(&centred(&e, rule, 15, &cells)) as i64;
+                let b = centred(&e, rule, 20, &cells);
+                shifted += (net.output(&b) as i64 - want).abs();
+                unshifted += (plain.output_from_scratch(&b) as i64 - want).abs();
+            }
+            assert!(shifted < unshifted, "{rule}: {shifted} against {unshifted}");
+        }
+        // The line is written and read back; a side out of range is refused.
+        let mut net = Net::random(Rule::Freestyle, 3);
+        net.set_trained(Some(15));
+        let text = net.to_text();
+        assert!(text.contains("\ntrained 15\n"));
+        assert_eq!(Net::parse(&text).unwrap().trained(), Some(15));
+        let bad = text.replace("trained 15", "trained 40");
+        assert!(Net::parse(&bad).unwrap_err().0.contains("trained 40"));
+        // Rectangular boards are not shifted: the network leaves them.
+        let b = Board::new_rect(20, 15, Rule::Freestyle).unwrap();
+        assert!(!net.fits(&b));
     }
 
     #[test]

@@ -164,9 +164,18 @@ fn run(a: &Args) -> Result<(), String> {
         .filter(|g| g.rule == rule)
         .flat_map(|g| [g.width, g.height]);
     let boards = (sides.clone().min().unwrap_or(15), sides.max().unwrap_or(15));
+    // Games of one square board: the file names it (`trained`), so that
+    // a network widened to other boards by hand (its `boards` line) is
+    // shifted to see their centres as it saw this board's.
+    let square = games
+        .iter()
+        .filter(|g| g.rule == rule)
+        .all(|g| g.width == g.height);
+    let trained = (square && boards.0 == boards.1).then_some(boards.0);
     let checkpoint = |m: &Model, epoch: usize| -> tengen_train::Result<()> {
         let mut net = quantise(m, notes(epoch))?;
         net.boards = boards;
+        net.set_trained(trained);
         let tmp = out.with_extension("tmp");
         std::fs::File::create(&tmp)
             .and_then(|mut f| f.write_all(net.to_text().as_bytes()))
