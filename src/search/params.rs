@@ -4,7 +4,7 @@
 //! tables live in `crate::eval::weights`.
 
 use crate::pattern::{Class, Pattern};
-use crate::types::Rule;
+use crate::types::{Rule, MIN_SIZE};
 
 /// One scalar parameter: its name and the range a tuner may search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -344,10 +344,7 @@ impl Params {
     /// rule and board, where one has passed its SPRT ([`TUNED`]).
     pub fn for_game(rule: Rule, size: usize) -> Params {
         let mut p = Params::default();
-        if let Some(t) = TUNED
-            .iter()
-            .find(|t| t.rule == rule && t.large == is_large(size))
-        {
+        if let Some(t) = TUNED.iter().find(|t| t.rule == rule && t.fits(size)) {
             let set = parse_overrides(t.values).expect("a tuned set is valid");
             p.apply(&set).expect("a tuned set is in range");
         }
@@ -374,16 +371,19 @@ fn parse_overrides(spec: &str) -> Result<Vec<(String, i64)>, String> {
 
 /// Boards from 18 wide play like 20x20 (the Gomocup's main board), the
 /// smaller ones like 15x15.
-fn is_large(size: usize) -> bool {
-    size >= 18
-}
+/// The freestyle set of spsa-f15-b: tuned with the network on 15x15,
+/// kept on 15x15 and, with the network shifted there, on 20x20.
+const SPSA_F15_B: &str = "rfp_depth=6,rfp_margin=86,razor_depth=0,razor_margin=85,mcp_scale=112,\
+                          lmr_depth=4,lmr_index=4,aspiration=62,vcf_nodes=1868,forced_free=5,\
+                          width=14,root_width=18,solve_share=8,refute_share=14";
 
 /// A set of search constants tuned for one rule and board size class,
 /// over the defaults.
 pub struct TunedSet {
     pub rule: Rule,
-    /// 18 wide and more (see [`Params::for_game`]).
-    pub large: bool,
+    /// The boards it plays, from this wide to this wide (see
+    /// [`Params::for_game`]).
+    pub sizes: (usize, usize),
     /// `name=value,...` over [`Params::default`].
     pub values: &'static str,
     /// The SPSA run that found it and the SPRT that kept it.
@@ -392,16 +392,32 @@ pub struct TunedSet {
 
 /// The tuned sets, each kept by an SPRT against the defaults on its own
 /// rule and board (docs/strength.md; runs in tuning/).
-pub const TUNED: &[TunedSet] = &[TunedSet {
-    rule: Rule::Freestyle,
-    large: false,
-    values: "rfp_depth=6,rfp_margin=86,razor_depth=0,razor_margin=85,mcp_scale=112,lmr_depth=4,\
-             lmr_index=4,aspiration=62,vcf_nodes=1868,forced_free=5,width=14,root_width=18,\
-             solve_share=8,refute_share=14",
-    source: "SPSA run spsa-f15-b (tuning/, with the shipped network; 1000 iterations of 4 pairs \
-             at 40000 nodes); SPRT elo0=0 elo1=10 at 100 ms against the defaults, H1 at game \
-             1005, +28.7 +/- 21.3",
-}];
+pub const TUNED: &[TunedSet] = &[
+    TunedSet {
+        rule: Rule::Freestyle,
+        sizes: (MIN_SIZE, 17),
+        values: SPSA_F15_B,
+        source: "SPSA run spsa-f15-b (tuning/, with the shipped network; 1000 iterations of 4 \
+                 pairs at 40000 nodes); SPRT elo0=0 elo1=10 at 100 ms against the defaults, H1 \
+                 at game 1005, +28.7 +/- 21.3",
+    },
+    TunedSet {
+        rule: Rule::Freestyle,
+        // The boards the network plays shifted from 15x15 and this set
+        // was tested with (20x20); 21 and 22 keep the defaults.
+        sizes: (18, 20),
+        values: SPSA_F15_B,
+        source: "spsa-f15-b on 20x20 with the shifted network; SPRT elo0=0 elo1=10 at 100 ms \
+                 against the defaults (f15b-f20-t100), H1 at game 728, +47.9 +/- 25.5",
+    },
+];
+
+impl TunedSet {
+    /// Whether it plays boards `size` wide.
+    pub fn fits(&self, size: usize) -> bool {
+        (self.sizes.0..=self.sizes.1).contains(&size)
+    }
+}
 
 /// Search constants for every game a process plays: each game's tuned set
 /// ([`Params::for_game`]) with the `TENGEN_PARAMS` overrides on top, so an
@@ -431,6 +447,7 @@ impl ParamSets {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::MAX_SIZE;
 
     #[test]
     fn overrides_are_parsed_and_checked() {
@@ -453,15 +470,17 @@ mod tests {
             assert!(!set.is_empty(), "{:?}: an empty set", t.rule);
             Params::default().apply(&set).unwrap();
             assert!(!t.source.is_empty());
-            assert_eq!(
-                TUNED
+            assert!(t.sizes.0 <= t.sizes.1, "{:?}: an empty range", t.rule);
+        }
+        // At most one set a rule and board.
+        for rule in Rule::ALL {
+            for size in MIN_SIZE..=MAX_SIZE {
+                let n = TUNED
                     .iter()
-                    .filter(|u| u.rule == t.rule && u.large == t.large)
-                    .count(),
-                1,
-                "{:?}: one set a rule and board",
-                t.rule
-            );
+                    .filter(|t| t.rule == rule && t.fits(size))
+                    .count();
+                assert!(n <= 1, "{rule:?} {size}: {n} sets");
+            }
         }
         let rules = [
             Rule::Freestyle,
@@ -488,21 +507,24 @@ mod tests {
             }
         }
         // A game plays the defaults with its rule and board's tuned set on
-        // top, if it has one; freestyle 15x15 has one.
+        // top, if it has one; freestyle 15x15 and 20x20 have one, 22x22
+        // (where no network plays) not.
         for rule in rules {
             for size in [15, 20] {
                 let mut want = Params::default();
-                if let Some(t) = TUNED
-                    .iter()
-                    .find(|t| t.rule == rule && t.large == is_large(size))
-                {
+                if let Some(t) = TUNED.iter().find(|t| t.rule == rule && t.fits(size)) {
                     want.apply(&parse_overrides(t.values).unwrap()).unwrap();
                 }
                 assert_eq!(Params::for_game(rule, size), want, "{rule:?} {size}");
             }
         }
         assert_ne!(Params::for_game(Rule::Freestyle, 15), Params::default());
-        assert_eq!(Params::for_game(Rule::Freestyle, 20), Params::default());
+        assert_eq!(
+            Params::for_game(Rule::Freestyle, 20),
+            Params::for_game(Rule::Freestyle, 15)
+        );
+        assert_eq!(Params::for_game(Rule::Freestyle, 22), Params::default());
+        assert_eq!(Params::for_game(Rule::Standard, 15), Params::default());
         assert!(ParamSets::with_overrides("width=0").is_err());
         assert!(ParamSets::with_overrides("nope=1").is_err());
     }
