@@ -57,7 +57,7 @@
 //! A file of another format, rule, feature set or size, or with a bad or
 //! missing value, is refused with a message naming the line.
 
-use super::weights::{threat_mask, WeightsError};
+use super::weights::{threat_mask, Weights, WeightsError};
 use crate::board::{pair_feature, Acc, Board, CodeVectors, CHANNELS, NFEATURES};
 use crate::types::{Color, Rule, MAX_SIZE, MIN_SIZE};
 use std::fmt;
@@ -224,10 +224,18 @@ impl fmt::Debug for Net {
     }
 }
 
+/// The freestyle network's file.
+const FREESTYLE_NET: &str = include_str!("weights/freestyle-net.txt");
+
 /// The networks compiled into the engine, by rule (a rule without one is
-/// evaluated by its tables alone). Each was fitted on top of that rule's
-/// shipped tables: a change to the tables asks for a new fit.
-const SHIPPED: &[(Rule, &str)] = &[(Rule::Freestyle, include_str!("weights/freestyle-net.txt"))];
+/// evaluated by its tables alone). Each was fitted on top of its file's
+/// rule's shipped tables: a change to the tables asks for a new fit. A
+/// rule may play another rule's file where both have the same evaluation
+/// tables (standard plays freestyle's: its SPRT is in docs/strength.md).
+const SHIPPED: &[(Rule, &str)] = &[
+    (Rule::Freestyle, FREESTYLE_NET),
+    (Rule::Standard, FREESTYLE_NET),
+];
 
 impl Net {
     /// The network compiled in for `rule`, if there is one.
@@ -235,8 +243,16 @@ impl Net {
         let (_, text) = SHIPPED.iter().find(|(r, _)| *r == rule)?;
         Some(
             Net::parse(text)
-                .and_then(|n| {
-                    if n.rule == rule {
+                .and_then(|mut n| {
+                    // Another rule's file: it plays this rule when the two
+                    // rules' shipped tables are the same (the network was
+                    // fitted on top of them).
+                    let same_tables = || {
+                        let (a, b) = (Weights::shipped(n.rule), Weights::shipped(rule));
+                        matches!((a, b), (Ok(a), Ok(b)) if a.cells == b.cells && a.threat == b.threat)
+                    };
+                    if n.rule == rule || same_tables() {
+                        n.rule = rule;
                         Ok(n)
                     } else {
                         Err(WeightsError(format!("a network for {}", n.rule)))

@@ -410,6 +410,16 @@ pub const TUNED: &[TunedSet] = &[
         source: "spsa-f15-b on 20x20 with the shifted network; SPRT elo0=0 elo1=10 at 100 ms \
                  against the defaults (f15b-f20-t100), H1 at game 728, +47.9 +/- 25.5",
     },
+    TunedSet {
+        rule: Rule::Standard,
+        // Standard plays the freestyle network (the same tables), on the
+        // same boards; tested on 15x15.
+        sizes: (MIN_SIZE, 20),
+        values: SPSA_F15_B,
+        source: "spsa-f15-b with the freestyle network in standard; SPRT elo0=0 elo1=10 at 100 \
+                 ms against the defaults and the tables alone (snet-f15b-s15-t100), H1 at game \
+                 660, +43.3 +/- 26.4",
+    },
 ];
 
 impl TunedSet {
@@ -507,8 +517,8 @@ mod tests {
             }
         }
         // A game plays the defaults with its rule and board's tuned set on
-        // top, if it has one; freestyle 15x15 and 20x20 have one, 22x22
-        // (where no network plays) not.
+        // top, if it has one; freestyle and standard 15x15 and 20x20 have
+        // one, 22x22 (where no network plays) and renju not.
         for rule in rules {
             for size in [15, 20] {
                 let mut want = Params::default();
@@ -524,7 +534,11 @@ mod tests {
             Params::for_game(Rule::Freestyle, 15)
         );
         assert_eq!(Params::for_game(Rule::Freestyle, 22), Params::default());
-        assert_eq!(Params::for_game(Rule::Standard, 15), Params::default());
+        assert_eq!(
+            Params::for_game(Rule::Standard, 15),
+            Params::for_game(Rule::Freestyle, 15)
+        );
+        assert_eq!(Params::for_game(Rule::Renju, 15), Params::default());
         assert!(ParamSets::with_overrides("width=0").is_err());
         assert!(ParamSets::with_overrides("nope=1").is_err());
     }
