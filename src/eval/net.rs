@@ -57,7 +57,7 @@
 //! A file of another format, rule, feature set or size, or with a bad or
 //! missing value, is refused with a message naming the line.
 
-use super::weights::{threat_mask, Weights, WeightsError};
+use super::weights::{threat_mask, WeightsError};
 use crate::board::{pair_feature, Acc, Board, CodeVectors, CHANNELS, NFEATURES};
 use crate::types::{Color, Rule, MAX_SIZE, MIN_SIZE};
 use std::fmt;
@@ -227,31 +227,27 @@ impl fmt::Debug for Net {
 /// The freestyle network's file.
 const FREESTYLE_NET: &str = include_str!("weights/freestyle-net.txt");
 
-/// The networks compiled into the engine, by rule (a rule without one is
-/// evaluated by its tables alone). Each was fitted on top of its file's
-/// rule's shipped tables: a change to the tables asks for a new fit. A
-/// rule may play another rule's file where both have the same evaluation
-/// tables (standard plays freestyle's: its SPRT is in docs/strength.md).
-const SHIPPED: &[(Rule, &str)] = &[
-    (Rule::Freestyle, FREESTYLE_NET),
-    (Rule::Standard, FREESTYLE_NET),
+/// The networks compiled into the engine: the rule each plays, the rule
+/// its file names, and the file (a rule without one is evaluated by its
+/// tables alone). Each was fitted on top of its file's rule's shipped
+/// tables: a change to the tables asks for a new fit. A rule may play
+/// another rule's file, added to its own tables, where an SPRT showed it
+/// pays (standard and caro play freestyle's: docs/strength.md).
+const SHIPPED: &[(Rule, Rule, &str)] = &[
+    (Rule::Freestyle, Rule::Freestyle, FREESTYLE_NET),
+    (Rule::Standard, Rule::Freestyle, FREESTYLE_NET),
+    (Rule::Caro, Rule::Freestyle, FREESTYLE_NET),
 ];
-
 impl Net {
     /// The network compiled in for `rule`, if there is one.
     pub fn shipped(rule: Rule) -> Option<Result<Net, WeightsError>> {
-        let (_, text) = SHIPPED.iter().find(|(r, _)| *r == rule)?;
+        let (_, from, text) = SHIPPED.iter().find(|(r, _, _)| *r == rule)?;
         Some(
             Net::parse(text)
                 .and_then(|mut n| {
-                    // Another rule's file: it plays this rule when the two
-                    // rules' shipped tables are the same (the network was
-                    // fitted on top of them).
-                    let same_tables = || {
-                        let (a, b) = (Weights::shipped(n.rule), Weights::shipped(rule));
-                        matches!((a, b), (Ok(a), Ok(b)) if a.cells == b.cells && a.threat == b.threat)
-                    };
-                    if n.rule == rule || same_tables() {
+                    // The file names the rule it was fitted for; lent to
+                    // another, it plays that one.
+                    if n.rule == *from {
                         n.rule = rule;
                         Ok(n)
                     } else {

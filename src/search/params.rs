@@ -420,6 +420,16 @@ pub const TUNED: &[TunedSet] = &[
                  ms against the defaults and the tables alone (snet-f15b-s15-t100), H1 at game \
                  660, +43.3 +/- 26.4",
     },
+    TunedSet {
+        rule: Rule::Caro,
+        // Caro plays the freestyle network on its own tables, on the same
+        // boards; tested on 15x15.
+        sizes: (MIN_SIZE, 20),
+        values: SPSA_F15_B,
+        source: "spsa-f15-b with the freestyle network in caro; SPRT elo0=0 elo1=10 at 100 ms \
+                 against the defaults and the tables alone (cnet-f15b-c15-t100), H1 at game 823, \
+                 +41.5 +/- 23.5",
+    },
 ];
 
 impl TunedSet {
@@ -517,8 +527,8 @@ mod tests {
             }
         }
         // A game plays the defaults with its rule and board's tuned set on
-        // top, if it has one; freestyle and standard 15x15 and 20x20 have
-        // one, 22x22 (where no network plays) and renju not.
+        // top, if it has one; freestyle, standard and caro 15x15 and 20x20
+        // have one, 22x22 (where no network plays) and renju not.
         for rule in rules {
             for size in [15, 20] {
                 let mut want = Params::default();
