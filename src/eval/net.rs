@@ -232,10 +232,12 @@ const FREESTYLE_NET: &str = include_str!("weights/freestyle-net.txt");
 /// tables alone). Each was fitted on top of its file's rule's shipped
 /// tables: a change to the tables asks for a new fit. A rule may play
 /// another rule's file, added to its own tables, where an SPRT showed it
-/// pays (standard and caro play freestyle's: docs/strength.md).
+/// pays (standard, renju and caro play freestyle's: docs/strength.md;
+/// two networks fitted to renju's own games played worse than its tables).
 const SHIPPED: &[(Rule, Rule, &str)] = &[
     (Rule::Freestyle, Rule::Freestyle, FREESTYLE_NET),
     (Rule::Standard, Rule::Freestyle, FREESTYLE_NET),
+    (Rule::Renju, Rule::Freestyle, FREESTYLE_NET),
     (Rule::Caro, Rule::Freestyle, FREESTYLE_NET),
 ];
 impl Net {

@@ -421,6 +421,16 @@ pub const TUNED: &[TunedSet] = &[
                  660, +43.3 +/- 26.4",
     },
     TunedSet {
+        rule: Rule::Renju,
+        // Renju plays the freestyle network on its own tables, on the
+        // same boards; tested on 15x15 (renju's only Gomocup board).
+        sizes: (MIN_SIZE, 20),
+        values: SPSA_F15_B,
+        source: "spsa-f15-b with the freestyle network in renju; SPRT elo0=0 elo1=10 at 100 ms \
+                 against the defaults and the tables alone (rfnet-f15b-r15-t100), H1 at game \
+                 454, +83.1 +/- 32.6",
+    },
+    TunedSet {
         rule: Rule::Caro,
         // Caro plays the freestyle network on its own tables, on the same
         // boards; tested on 15x15.
@@ -527,8 +537,8 @@ mod tests {
             }
         }
         // A game plays the defaults with its rule and board's tuned set on
-        // top, if it has one; freestyle, standard and caro 15x15 and 20x20
-        // have one, 22x22 (where no network plays) and renju not.
+        // top, if it has one; freestyle, standard, renju and caro 15x15 and
+        // 20x20 have one, 22x22 (where no network plays) not.
         for rule in rules {
             for size in [15, 20] {
                 let mut want = Params::default();
@@ -548,7 +558,11 @@ mod tests {
             Params::for_game(Rule::Standard, 15),
             Params::for_game(Rule::Freestyle, 15)
         );
-        assert_eq!(Params::for_game(Rule::Renju, 15), Params::default());
+        assert_eq!(
+            Params::for_game(Rule::Renju, 15),
+            Params::for_game(Rule::Freestyle, 15)
+        );
+        assert_eq!(Params::for_game(Rule::CaroExact, 15), Params::default());
         assert!(ParamSets::with_overrides("width=0").is_err());
         assert!(ParamSets::with_overrides("nope=1").is_err());
     }
