@@ -236,17 +236,25 @@ mod tests {
 
     #[test]
     fn attaching_tables_mid_game_keeps_the_position_and_its_undo() {
-        let e = Evaluator::shipped();
-        let mut b = position_from_moves(15, Rule::Renju, "h8i9h9i8g7j10").unwrap();
-        let before = format!("{b:?}");
-        e.attach(&mut b);
-        assert_eq!(format!("{b:?}"), before);
-        b.check_consistency().unwrap();
-        let w = e.weights(Rule::Renju);
-        assert_eq!(e.evaluate(&b), evaluate_from_scratch(&b, w));
-        b.unmake();
-        b.unmake();
-        assert_eq!(e.evaluate(&b), evaluate_from_scratch(&b, w));
-        b.check_consistency().unwrap();
+        // The tables alone, then with renju's (lent) network: its
+        // accumulators too are filled in mid-game and follow the undo.
+        for e in [Evaluator::shipped().without_nets(), Evaluator::shipped()] {
+            let mut b = position_from_moves(15, Rule::Renju, "h8i9h9i8g7j10").unwrap();
+            let before = format!("{b:?}");
+            e.attach(&mut b);
+            assert_eq!(format!("{b:?}"), before);
+            b.check_consistency().unwrap();
+            let w = e.weights(Rule::Renju);
+            let scratch = |b: &Board| {
+                let net = e.net_for(b).map_or(0, |n| n.output_from_scratch(b));
+                (table_value_from_scratch(b, w) + net).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+            };
+            assert_eq!(e.evaluate(&b), scratch(&b));
+            b.unmake();
+            b.unmake();
+            assert_eq!(e.evaluate(&b), scratch(&b));
+            b.check_consistency().unwrap();
+        }
+        assert!(Evaluator::shipped().net(Rule::Renju).is_some());
     }
 }
