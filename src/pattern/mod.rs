@@ -304,6 +304,27 @@ fn slot_shift(half: usize, j: usize) -> usize {
     }
 }
 
+/// Whether window `index` is one a board can produce: walls only at the
+/// outer ends of each side (a line's cells past the board's edge), any mix
+/// of empty, black and white inside. Of the 4^(2 half) keys only about
+/// one in eight for half 5 (one in four for 4) is one.
+fn is_board_window(index: usize, half: usize) -> bool {
+    let wall = |j: usize| (index >> (2 * j)) & 3 == WALL as usize;
+    // Left side: slots 0..half, the outermost first.
+    let mut j = 0;
+    while j < half && wall(j) {
+        j += 1;
+    }
+    // Right side: slots half..2 half, the outermost last.
+    let mut k = 2 * half;
+    while k > half && wall(k - 1) {
+        k -= 1;
+    }
+    !(j..half).chain(half..k).any(wall)
+}
+
+/// The pattern bytes of every window a board can produce (the others,
+/// never read, stay 0).
 fn build_line_table(rule: Rule, half: usize) -> Box<[u8]> {
     let n = 1usize << (4 * half);
     let mut table = vec![0u8; n];
@@ -312,8 +333,12 @@ fn build_line_table(rule: Rule, half: usize) -> Box<[u8]> {
         FiveRule::of(rule, Color::White),
     ];
     // Adding a stone to an empty slot raises the index, so every index a
-    // pattern depends on is already filled in when walking downwards.
+    // pattern depends on is already filled in when walking downwards; it
+    // leaves the walls as they were, so it is a board's window too.
     for index in (0..n).rev() {
+        if !is_board_window(index, half) {
+            continue;
+        }
         let mut byte = 0u8;
         for color in [Color::Black, Color::White] {
             let shift = 4 * color.index();
@@ -565,6 +590,26 @@ mod tests {
         assert_eq!(pat(Rule::Caro, b, ".oxxx*.o..."), Dead);
         assert_eq!(pat(Rule::CaroExact, b, ".xxxx*x...."), Dead);
         assert_eq!(pat(Rule::Caro, b, ".xxxx*x...."), F5);
+    }
+
+    #[test]
+    fn board_windows_are_walls_at_the_ends_and_stones_inside() {
+        // Each side: w walls outermost, then any of 3 codes on the rest.
+        for half in [4, 5] {
+            let side: usize = (0..=half).map(|w| 3usize.pow((half - w) as u32)).sum();
+            let n = (0..1usize << (4 * half))
+                .filter(|&i| is_board_window(i, half))
+                .count();
+            assert_eq!(n, side * side, "half {half}");
+        }
+        let (index, half) = window("#x..*..o#");
+        assert!(is_board_window(index, half));
+        let (index, half) = window("#.#.*....");
+        assert!(!is_board_window(index, half));
+        let (index, half) = window("....*#..#");
+        assert!(!is_board_window(index, half));
+        let (index, half) = window("####*####");
+        assert!(is_board_window(index, half));
     }
 
     #[test]
