@@ -62,7 +62,7 @@ use crate::board::{pair_feature, Acc, Board, CodeVectors, CHANNELS, NFEATURES};
 use crate::types::{Color, Rule, MAX_SIZE, MIN_SIZE};
 use std::fmt;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Hidden units.
 pub const HIDDEN: usize = 32;
@@ -244,8 +244,14 @@ impl Net {
     /// The network compiled in for `rule`, if there is one.
     pub fn shipped(rule: Rule) -> Option<Result<Net, WeightsError>> {
         let (_, from, text) = SHIPPED.iter().find(|(r, _, _)| *r == rule)?;
+        // A file lent to several rules is read once (one file a rule
+        // fitted for); each rule gets a copy, its vectors shared.
+        static PARSED: [OnceLock<Result<Net, WeightsError>>; Rule::ALL.len()] =
+            [const { OnceLock::new() }; Rule::ALL.len()];
+        let parsed = PARSED[from.index()].get_or_init(|| Net::parse(text));
         Some(
-            Net::parse(text)
+            parsed
+                .clone()
                 .and_then(|mut n| {
                     // The file names the rule it was fitted for; lent to
                     // another, it plays that one.
@@ -728,6 +734,12 @@ mod tests {
 
     #[test]
     fn shipped_networks_read_and_fit_their_tables() {
+        // One file a rule fitted for (`Net::shipped` reads each once).
+        for (_, from, text) in SHIPPED {
+            for (_, other, other_text) in SHIPPED {
+                assert!(from != other || text == other_text, "two files for {from}");
+            }
+        }
         let e = Evaluator::shipped();
         for rule in Rule::ALL {
             match Net::shipped(rule) {

@@ -344,7 +344,7 @@ impl Params {
     /// rule and board, where one has passed its SPRT ([`TUNED`]).
     pub fn for_game(rule: Rule, size: usize) -> Params {
         let mut p = Params::default();
-        if let Some(t) = TUNED.iter().find(|t| t.rule == rule && t.fits(size)) {
+        if let Some(t) = TunedSet::of(rule, size) {
             let set = parse_overrides(t.values).expect("a tuned set is valid");
             p.apply(&set).expect("a tuned set is in range");
         }
@@ -369,16 +369,14 @@ fn parse_overrides(spec: &str) -> Result<Vec<(String, i64)>, String> {
     Ok(out)
 }
 
-/// Boards from 18 wide play like 20x20 (the Gomocup's main board), the
-/// smaller ones like 15x15.
 /// The freestyle set of spsa-f15-b: tuned with the network on 15x15,
 /// kept on 15x15 and, with the network shifted there, on 20x20.
 const SPSA_F15_B: &str = "rfp_depth=6,rfp_margin=86,razor_depth=0,razor_margin=85,mcp_scale=112,\
                           lmr_depth=4,lmr_index=4,aspiration=62,vcf_nodes=1868,forced_free=5,\
                           width=14,root_width=18,solve_share=8,refute_share=14";
 
-/// A set of search constants tuned for one rule and board size class,
-/// over the defaults.
+/// A set of search constants tuned for one rule and a range of board
+/// widths, over the defaults.
 pub struct TunedSet {
     pub rule: Rule,
     /// The boards it plays, from this wide to this wide (see
@@ -443,6 +441,11 @@ pub const TUNED: &[TunedSet] = &[
 ];
 
 impl TunedSet {
+    /// The set a game of `rule` on a board `size` wide plays, if any.
+    pub fn of(rule: Rule, size: usize) -> Option<&'static TunedSet> {
+        TUNED.iter().find(|t| t.rule == rule && t.fits(size))
+    }
+
     /// Whether it plays boards `size` wide.
     pub fn fits(&self, size: usize) -> bool {
         (self.sizes.0..=self.sizes.1).contains(&size)
@@ -542,7 +545,7 @@ mod tests {
         for rule in rules {
             for size in [15, 20] {
                 let mut want = Params::default();
-                if let Some(t) = TUNED.iter().find(|t| t.rule == rule && t.fits(size)) {
+                if let Some(t) = TunedSet::of(rule, size) {
                     want.apply(&parse_overrides(t.values).unwrap()).unwrap();
                 }
                 assert_eq!(Params::for_game(rule, size), want, "{rule:?} {size}");
