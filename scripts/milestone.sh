@@ -14,7 +14,9 @@
 # FIRST (the first opening of the held-out part to play, from 1; 1),
 # SPARRING (../shared/sparring), OUT (a new temporary folder).
 # Prints one score line per partner, with the games that ended otherwise
-# than by five or a draw (a loss on time, a crash, an illegal move).
+# than by five or a draw (a loss on time, a crash, an illegal move), and
+# one line of pairs (won both / split / lost both, and how often the side
+# to move after the opening won: a book that leans to it splits pairs).
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
@@ -70,6 +72,36 @@ cli=$sparring/c-gomoku-cli/c-gomoku-cli
 if [ "$match" = 0 ]; then match=100000; fi
 tc=$(python3 -c "print(f'{$match:g}/{$turn/1000:g}')")
 partners=${2:-"rapfi pentazen wine"}
+# By opening (the two games of a colour-swapped pair): how often ENGINE won
+# both, split them or lost both, and how often the side to move after the
+# opening won. A book that gives the move in hand too much splits nearly
+# every pair by colour, which pulls every score toward 50%.
+pairs() {
+  command -v python3 >/dev/null 2>&1 || return 0
+  [ -s "$1" ] || return 0
+  python3 - "$1" "$2" <<'PY'
+import collections, re, sys
+games = open(sys.argv[1]).read().split("(;")[1:]
+by = collections.defaultdict(list)
+mover = decided = 0
+for g in games:
+    tag = lambda t: (re.search(t + r"\[([^\]]*)\]", g) or [None, ""])[1]
+    opening = tuple(re.findall(r";[BW]\[(\w+)\]C\[opening move\]", g))
+    result = tag("RE")
+    if not tag("PB"):
+        continue
+    won = "B" if result.startswith("B") else "W" if result.startswith("W") else None
+    to_move = "B" if len(opening) % 2 == 0 else "W"
+    decided += won is not None
+    mover += won == to_move
+    ours = tag("PB") == "tengen" if won == "B" else tag("PW") == "tengen" if won == "W" else None
+    by[opening].append(0.5 if ours is None else float(ours))
+points = collections.Counter(sum(v) for v in by.values() if len(v) == 2)
+both, split, lost = points[2.0] + points[1.5] / 2, points[1.0] + points[1.5] / 2 + points[0.5] / 2, points[0.0] + points[0.5] / 2
+print(f"{sys.argv[2]}: pairs won both / split / lost both: {both:g} / {split:g} / {lost:g}; "
+      f"the side to move after the opening won {mover} of {decided} decided games")
+PY
+}
 echo "milestone: $engine, $rule ${size}x$size, $games games a partner at tc $tc, held-out ${book} from opening $first, records in $out" >&2
 for p in $partners; do
   [ "$p" = wine ] && [ "$code" != 0 ] && continue
@@ -83,5 +115,6 @@ for p in $partners; do
   line=$(grep "^Score of" "$out/$p.log" | tail -1)
   odd=$(grep "Finished game" "$out/$p.log" | grep -icv "five connection\|draw" || true)
   echo "$p: ${line:-no result (see $out/$p.log)}; games not ended by five or a draw: $odd"
+  pairs "$out/$p.sgf" "$p"
 done
 echo "records: $out"

@@ -12,6 +12,7 @@ fn the_generated_books_load_whole_and_their_parts_are_disjoint() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("openings");
     let books = [
         ("f15", Rule::Freestyle, 15),
+        ("f15v1", Rule::Freestyle, 15),
         ("f20", Rule::Freestyle, 20),
         ("r15", Rule::Renju, 15),
         ("s15", Rule::Standard, 15),

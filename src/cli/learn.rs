@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 use tengen::eval::weights::Weights;
-use tengen::learn::opengen::{generate, OpengenConfig, Playout};
+use tengen::learn::opengen::{generate, CentreView, OpengenConfig, Playout};
 use tengen::learn::policy::{
     fit, flatten, label_games, unflatten, Label, LabelConfig, PolicyConfig, PolicySet,
 };
@@ -93,10 +93,16 @@ pub struct OpengenArgs {
     /// Kept when both searches score it within this of the centre.
     #[arg(long, default_value_t = 80)]
     balance: i32,
-    /// The score, from black's view, the window is centred on (below 0 for
-    /// renju, where tengen's scores underrate black).
+    /// The score the window is centred on, from the view --centre-view
+    /// names (below 0 from black's for renju, where tengen's scores
+    /// underrate black; below 0 from the mover's for freestyle between
+    /// strong engines, where the move in hand is worth more than it says).
     #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
     centre: i32,
+    /// Whose view --centre is from: black or mover (the side to move after
+    /// the opening).
+    #[arg(long, default_value = "black")]
+    centre_view: String,
     /// Depths of the quick and the deep check, QUICK-DEEP.
     #[arg(long, default_value = "4-8")]
     depths: String,
@@ -290,6 +296,12 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
         "offset" => true,
         f => return fail(format!("--format {f}: expected pos or offset")),
     };
+    let Some(centre_view) = CentreView::parse(&a.centre_view) else {
+        return fail(format!(
+            "--centre-view {}: expected black or mover",
+            a.centre_view
+        ));
+    };
     let (Some(stones), Some(area), Some(depths)) =
         (range(&a.stones), range(&a.area), range(&a.depths))
     else {
@@ -313,6 +325,7 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
         area,
         balance: a.balance,
         centre: a.centre,
+        centre_view,
         depths,
         solver_nodes: a.solver_nodes,
         playout,
@@ -349,13 +362,14 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
     }
     let args: Vec<String> = std::env::args().collect();
     let mut text = format!(
-        "# made by: {}\n# {} {rule} openings, {}x{}, balanced within {} of {} (black's view) at depths {} and {}, no win by threats in {} solver nodes{}\n",
+        "# made by: {}\n# {} {rule} openings, {}x{}, balanced within {} of {} ({} view) at depths {} and {}, no win by threats in {} solver nodes{}\n",
         args.join(" "),
         openings.len(),
         a.size,
         a.size,
         a.balance,
         a.centre,
+        centre_view.name(),
         depths.0,
         depths.1,
         a.solver_nodes,

@@ -39,10 +39,15 @@ pub struct OpengenConfig {
     pub area: (usize, usize),
     /// Kept when both searches score it within this of `centre`.
     pub balance: i32,
-    /// The score, from black's view, the window is centred on (0: even).
-    /// Renju wants it below 0: tengen's scores there underrate black, and
-    /// openings its search calls even are black wins in play.
+    /// The score the window is centred on (0: even), from the view that
+    /// `centre_view` names. Renju wants it below 0 from black's view:
+    /// tengen's scores there underrate black, and openings its search calls
+    /// even are black wins in play. Freestyle between strong engines wants
+    /// it below 0 from the side to move's: the move in hand is worth more
+    /// than tengen's score says.
     pub centre: i32,
+    /// Whose view `centre` is from.
+    pub centre_view: CentreView,
     /// Depths of the quick and the deeper check.
     pub depths: (i32, i32),
     /// Node budget of each solver check (one per side).
@@ -66,6 +71,7 @@ impl Default for OpengenConfig {
             area: (2, 4),
             balance: 80,
             centre: 0,
+            centre_view: CentreView::Black,
             depths: (4, 8),
             solver_nodes: 20_000,
             playout: None,
@@ -107,6 +113,33 @@ impl OpengenConfig {
             }
         }
         Ok(())
+    }
+}
+
+/// Whose view an off-even window centre is from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CentreView {
+    /// Black's, whoever is to move (renju, where the lean is black's).
+    Black,
+    /// The side to move's after the opening.
+    Mover,
+}
+
+impl CentreView {
+    /// `black` or `mover`.
+    pub fn parse(s: &str) -> Option<CentreView> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "black" => Some(CentreView::Black),
+            "mover" => Some(CentreView::Mover),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CentreView::Black => "black's",
+            CentreView::Mover => "the side to move's",
+        }
     }
 }
 
@@ -227,9 +260,9 @@ fn balanced(
     solver: &mut Solver,
 ) -> Option<(i32, i32)> {
     // From the side to move's view, the window's centre.
-    let centre = match board.side_to_move() {
-        Color::Black => cfg.centre,
-        Color::White => -cfg.centre,
+    let centre = match (cfg.centre_view, board.side_to_move()) {
+        (CentreView::Mover, _) | (CentreView::Black, Color::Black) => cfg.centre,
+        (CentreView::Black, Color::White) => -cfg.centre,
     };
     let quick = score(searcher, board, cfg.depths.0);
     if (quick - centre).abs() > cfg.balance {
@@ -529,6 +562,33 @@ mod tests {
                 assert!((black + 300).abs() <= 60, "{} scores {black}", o.to_pos());
             }
         }
+    }
+
+    #[test]
+    fn the_window_can_be_centred_from_the_side_to_moves_view() {
+        // Freestyle books between strong engines centre the window below 0
+        // for the side to move, whichever colour it is: each opening's
+        // scores (the side to move's) lie within the balance of the
+        // centre, with black and white to move alike.
+        let cfg = OpengenConfig {
+            centre: -150,
+            centre_view: CentreView::Mover,
+            balance: 60,
+            count: 8,
+            ..small(Rule::Freestyle, 2)
+        };
+        let book = generate(&cfg, |_, _| {});
+        assert_eq!(book.len(), 8);
+        for o in &book {
+            for s in [o.scores.0, o.scores.1] {
+                assert!((s + 150).abs() <= 60, "{} scores {s}", o.to_pos());
+            }
+        }
+        let parities: HashSet<usize> = book.iter().map(|o| o.moves.len() % 2).collect();
+        assert_eq!(parities.len(), 2, "both colours to move");
+        assert_eq!(CentreView::parse("Mover"), Some(CentreView::Mover));
+        assert_eq!(CentreView::parse("black"), Some(CentreView::Black));
+        assert_eq!(CentreView::parse("white"), None);
     }
 
     #[test]
