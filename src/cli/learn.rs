@@ -95,8 +95,8 @@ pub struct OpengenArgs {
     balance: i32,
     /// The score the window is centred on, from the view --centre-view
     /// names (below 0 from black's for renju, where tengen's scores
-    /// underrate black; below 0 from the mover's for freestyle between
-    /// strong engines, where the move in hand is worth more than it says).
+    /// underrate black; from the mover's for a book whose lean is the move
+    /// in hand).
     #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
     centre: i32,
     /// Whose view --centre is from: black or mover (the side to move after

@@ -42,9 +42,9 @@ pub struct OpengenConfig {
     /// The score the window is centred on (0: even), from the view that
     /// `centre_view` names. Renju wants it below 0 from black's view:
     /// tengen's scores there underrate black, and openings its search calls
-    /// even are black wins in play. Freestyle between strong engines wants
-    /// it below 0 from the side to move's: the move in hand is worth more
-    /// than tengen's score says.
+    /// even are black wins in play. From the side to move's view it is for
+    /// a book whose lean is the move in hand (the f15 book needed none:
+    /// docs/testing.md, "The books").
     pub centre: i32,
     /// Whose view `centre` is from.
     pub centre_view: CentreView,
@@ -566,10 +566,9 @@ mod tests {
 
     #[test]
     fn the_window_can_be_centred_from_the_side_to_moves_view() {
-        // Freestyle books between strong engines centre the window below 0
-        // for the side to move, whichever colour it is: each opening's
-        // scores (the side to move's) lie within the balance of the
-        // centre, with black and white to move alike.
+        // Centred from the side to move's view, whichever colour it is:
+        // each opening's scores (the side to move's) lie within the
+        // balance of the centre, with black and white to move alike.
         let cfg = OpengenConfig {
             centre: -150,
             centre_view: CentreView::Mover,
