@@ -70,7 +70,7 @@ cli=$sparring/c-gomoku-cli/c-gomoku-cli
 # c-gomoku-cli's clock: game seconds / turn seconds (a huge game clock for
 # none).
 if [ "$match" = 0 ]; then match=100000; fi
-tc=$(python3 -c "print(f'{$match:g}/{$turn/1000:g}')")
+tc=$(awk -v m="$match" -v t="$turn" 'BEGIN { printf "%g/%g", m, t / 1000 }')
 partners=${2:-"rapfi pentazen wine"}
 # By opening (the two games of a colour-swapped pair): how often ENGINE won
 # both, split them or lost both, and how often the side to move after the

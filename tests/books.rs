@@ -14,8 +14,10 @@ fn the_generated_books_load_whole_and_their_parts_are_disjoint() {
         ("f15", Rule::Freestyle, 15),
         ("f15v1", Rule::Freestyle, 15),
         ("f20", Rule::Freestyle, 20),
+        ("f20v1", Rule::Freestyle, 20),
         ("r15", Rule::Renju, 15),
         ("s15", Rule::Standard, 15),
+        ("s15v1", Rule::Standard, 15),
         ("c15", Rule::Caro, 15),
     ];
     for (name, rule, size) in books {
