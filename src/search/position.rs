@@ -10,7 +10,7 @@ use crate::board::Board;
 use crate::eval::Evaluator;
 use crate::movegen::{generate_with, NodeKind, ScoredMove};
 use crate::pattern::Class;
-use crate::solver::four_three_wins;
+use crate::solver::{four_three_wins, three_three_wins};
 use crate::types::Pos;
 
 /// What the search needs of a position. The Gomoku board implements it;
@@ -91,6 +91,10 @@ impl SearchNode for Board {
         // A four-three against an opponent without fours wins (see
         // `four_three_wins` for the rules where it may not).
         if params.static_four_three && ply > 0 && four_three_wins(self, me) {
+            return Some((WIN - (ply as i32 + 5), None));
+        }
+        // So does a double open three against no four.
+        if params.static_four_three && ply > 0 && three_three_wins(self, me) {
             return Some((WIN - (ply as i32 + 5), None));
         }
         None

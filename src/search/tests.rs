@@ -452,6 +452,23 @@ fn four_three_against_no_four_is_a_static_win() {
 }
 
 #[test]
+fn double_three_against_no_four_is_a_static_win() {
+    // Black to move: h8 makes the open threes f8-g8-h8 and h6-h7-h8.
+    let mut b = position_from_moves(15, Rule::Freestyle, "f8a1g8a15h6o15h7o1").unwrap();
+    let params = Params::default();
+    assert_eq!(b.class(Color::Black, Pos::new(7, 7)), Class::Flex3x2);
+    assert_eq!(b.decided(&params, 1, &[]), Some((WIN - 6, None)));
+    // Not against a four of the opponent's (a4 here).
+    let mut four = position_from_moves(15, Rule::Freestyle, "f8a1g8a2h6a3h7o15").unwrap();
+    assert_eq!(four.decided(&params, 1, &[]), None);
+    // Nor at the root, which wants the move itself.
+    assert_eq!(b.decided(&params, 0, &[]), None);
+    // Renju black: a forbidden cell, not a win.
+    let mut r = position_from_moves(15, Rule::Renju, "f8a1g8a15h6o15h7o1").unwrap();
+    assert_eq!(r.decided(&params, 1, &[]), None);
+}
+
+#[test]
 fn the_vcf_cache_changes_no_answer() {
     // Positions from random games near the centre where the side to move
     // has a four to play: the VCF found (or not) is the same line with the

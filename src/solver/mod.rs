@@ -26,8 +26,8 @@ mod moves;
 #[cfg(test)]
 mod tests;
 
-pub use moves::four_three_wins;
 use moves::{expand_attack, expand_defence, finish_defence, finish_line, terminal_len};
+pub use moves::{four_three_wins, three_three_wins};
 
 use crate::board::{zobrist_key, Board, SIDE_KEY};
 use crate::types::{Color, Pos};

@@ -18,6 +18,15 @@ pub fn four_three_wins(board: &Board, c: Color) -> bool {
     wins_unanswered(board, c, Class::Block4Flex3)
 }
 
+/// Does `c`, to move, hold a double open three that wins by force: the
+/// opponent has no four to answer with, and one stone cannot block two
+/// lines that meet only at the new one, so the other three becomes an open
+/// four (the opponent's fours made by its block are not looked at: a
+/// static judgement, as Rapfi's). Same rules as [`four_three_wins`].
+pub fn three_three_wins(board: &Board, c: Color) -> bool {
+    wins_unanswered(board, c, Class::Flex3x2)
+}
+
 /// `c` (to move) has a cell of class `k`, the opponent no cell that makes
 /// a four, and the rule is neither caro nor renju with black to move.
 fn wins_unanswered(board: &Board, c: Color, k: Class) -> bool {
