@@ -65,8 +65,8 @@ pub struct Params {
     /// horizon's answer (threat search, then the static value) is trusted.
     pub razor_depth: i32,
     pub razor_margin: i32,
-    /// Score a four-three against an opponent without fours as a win
-    /// without searching it.
+    /// Score a four-three, or a double open three, against an opponent
+    /// without fours as a win without searching it.
     pub static_four_three: bool,
     /// Against an opponent's four-three point (one that wins unanswered),
     /// only our fours and the cells that take it away are searched, as

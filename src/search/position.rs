@@ -88,13 +88,12 @@ impl SearchNode for Board {
         if ply > 0 && self.count(opp, Class::Five) == 0 && self.count(me, Class::Flex4) > 0 {
             return Some((WIN - (ply as i32 + 3), None));
         }
-        // A four-three against an opponent without fours wins (see
-        // `four_three_wins` for the rules where it may not).
-        if params.static_four_three && ply > 0 && four_three_wins(self, me) {
-            return Some((WIN - (ply as i32 + 5), None));
-        }
-        // So does a double open three against no four.
-        if params.static_four_three && ply > 0 && three_three_wins(self, me) {
+        // A four-three or a double open three against an opponent without
+        // fours wins (see `four_three_wins` for the rules where it may not).
+        if params.static_four_three
+            && ply > 0
+            && (four_three_wins(self, me) || three_three_wins(self, me))
+        {
             return Some((WIN - (ply as i32 + 5), None));
         }
         None
