@@ -8,6 +8,7 @@ use super::tt::{Bound, Probe as TtProbe};
 use super::{is_decisive, Pv, Searcher, MAX_PLY, WIN, WIN_MIN};
 use crate::movegen::{NodeKind, ScoredMove};
 use crate::types::Pos;
+use arrayvec::ArrayVec;
 use std::sync::atomic::Ordering;
 
 /// What the table says of a node: a score to return at once, or the move
@@ -128,11 +129,15 @@ impl Searcher {
         let mut best_move = None;
         let mut child = Pv::new();
         let prune_from = self.prune_from(forced || pv_node || ply == 0, depth);
+        // The moves searched that did not cut (history's malus).
+        let mut tried: ArrayVec<Pos, 64> = ArrayVec::new();
         for (i, m) in moves.iter().enumerate() {
             let p = m.pos;
             if i >= prune_from && best > -WIN_MIN && !board.is_tactical(p) {
                 continue;
             }
+            // Before the move: does it make an attack (for `lmr_attack`)?
+            let attack = self.params.lmr_attack && i > 0 && !forced && board.is_tactical(p);
             board.make(p);
             let new_depth = child_depth(kind, moves.len(), depth, self.params.forced_free)
                 + if i == 0 { singular } else { 0 };
@@ -143,7 +148,7 @@ impl Searcher {
                 let r = if forced {
                     0
                 } else {
-                    self.reduction(depth, i, pv_node, improving)
+                    self.reduction(depth, i, pv_node, improving, attack)
                 };
                 score = -self.negamax(
                     board,
@@ -166,6 +171,11 @@ impl Searcher {
                 self.buffers[ply] = moves;
                 return 0;
             }
+            if self.params.hist_gravity && score < beta && !forced {
+                // A quiet move that did not cut (the list is short: a
+                // quiet node keeps `width` moves).
+                let _ = tried.try_push(p);
+            }
             if score > best {
                 best = score;
                 best_move = Some(p);
@@ -178,7 +188,7 @@ impl Searcher {
                         self.root_best = Some((p, score, pv.clone()));
                     }
                     if alpha >= beta {
-                        self.reward(p, ply, me, depth, forced);
+                        self.reward(p, ply, me, depth, forced, &tried);
                         break;
                     }
                 }
@@ -402,9 +412,18 @@ impl Searcher {
         }
     }
 
-    /// The late-move reduction of the move at index `i` of a quiet node.
+    /// The late-move reduction of the move at index `i` of a quiet node;
+    /// `attack`: the move makes at least an open three (see
+    /// [`super::params::Params::lmr_attack`]).
     #[inline]
-    pub(super) fn reduction(&self, depth: i32, i: usize, pv_node: bool, improving: bool) -> i32 {
+    pub(super) fn reduction(
+        &self,
+        depth: i32,
+        i: usize,
+        pv_node: bool,
+        improving: bool,
+        attack: bool,
+    ) -> i32 {
         let p = &self.params;
         let mut r = 0;
         if depth >= p.lmr_depth && i >= p.lmr_index {
@@ -416,6 +435,9 @@ impl Searcher {
             let t = ln(depth as usize) * ln(i + 1) * p.lmr_log as i64 / (100 << 20);
             let t = (t as i32 - pv_node as i32).min(depth - 2);
             r = r.max(t);
+        }
+        if attack && p.lmr_attack {
+            r = (r - 1).max(0);
         }
         r
     }

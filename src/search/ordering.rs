@@ -113,7 +113,7 @@ impl Searcher {
             } else if Some(m.pos) == self.killers[ply][1] {
                 1 << 25
             } else {
-                self.history[side][m.pos.index()] / 64
+                self.history[side][m.pos.index()] / if self.params.hist_gravity { 32 } else { 64 }
             };
             m.score = m.score.saturating_add(bonus);
         }
@@ -121,8 +121,17 @@ impl Searcher {
     }
 
     /// Remembers that `p` cut off at `ply`: a killer (outside forced
-    /// nodes) and history for `side`.
-    pub(super) fn reward(&mut self, p: Pos, ply: usize, side: usize, depth: i32, forced: bool) {
+    /// nodes) and history for `side`; with `hist_gravity`, the moves
+    /// `tried` before it lose as much history as it gains.
+    pub(super) fn reward(
+        &mut self,
+        p: Pos,
+        ply: usize,
+        side: usize,
+        depth: i32,
+        forced: bool,
+        tried: &[Pos],
+    ) {
         if !forced {
             let k = &mut self.killers[ply];
             if k[0] != Some(p) {
@@ -130,9 +139,28 @@ impl Searcher {
                 k[0] = Some(p);
             }
         }
-        let h = &mut self.history[side][p.index()];
-        *h = (*h + depth * depth).min(1 << 20);
+        let history = &mut self.history[side & 1];
+        if self.params.hist_gravity {
+            let b = (8 * depth * depth).min(2048);
+            gravity(&mut history[p.index()], b);
+            for q in tried {
+                gravity(&mut history[q.index()], -b);
+            }
+        } else {
+            let h = &mut history[p.index()];
+            *h = (*h + depth * depth).min(1 << 20);
+        }
     }
+}
+
+/// The most a history value reaches with `hist_gravity`.
+const HISTORY_MAX: i32 = 1 << 14;
+
+/// Adds `b` to a history value `h`, less `h`'s own share of `|b|`, so `h`
+/// stays within +/-[`HISTORY_MAX`] and a new result outweighs old ones.
+#[inline]
+fn gravity(h: &mut i32, b: i32) {
+    *h += b - *h * b.abs() / HISTORY_MAX;
 }
 
 /// The move lists of forced nodes (only those, so a hit is a forced node),
@@ -246,6 +274,38 @@ mod tests {
             }
             assert!(checked > 1000, "{rule}: {checked}");
         }
+    }
+
+    #[test]
+    fn history_with_gravity_rewards_the_cut_and_punishes_the_moves_before_it() {
+        let params = Params {
+            hist_gravity: true,
+            ..Params::default()
+        };
+        let mut s = Searcher::new(params, 1 << 16);
+        let [a, b, c] = ["h8", "i9", "j10"].map(|t| Pos::parse_pos(t).unwrap());
+        s.reward(a, 3, 0, 4, false, &[b]);
+        assert_eq!(s.killers[3][0], Some(a));
+        let h = |s: &Searcher, p: Pos| s.history[0][p.index()];
+        assert_eq!((h(&s, a), h(&s, b), h(&s, c)), (128, -128, 0));
+        assert_eq!(s.history[1][a.index()], 0, "the other side's is apart");
+        // Many deep cuts: the value nears the bound and stays within it.
+        for _ in 0..1000 {
+            s.reward(a, 3, 0, 30, false, &[b]);
+        }
+        assert!((16000..=HISTORY_MAX).contains(&h(&s, a)), "{}", h(&s, a));
+        assert!((-HISTORY_MAX..=-16000).contains(&h(&s, b)), "{}", h(&s, b));
+        // A forced node keeps no killer; history still learns.
+        s.reward(c, 5, 0, 2, true, &[]);
+        assert_eq!(s.killers[5][0], None);
+        assert_eq!(h(&s, c), 32);
+        // Ordering reads h / 32: the punished move goes last.
+        let mut moves: Vec<ScoredMove> = [a, b, c]
+            .iter()
+            .map(|&pos| ScoredMove { pos, score: 100 })
+            .collect();
+        s.order(&mut moves, None, 9, 0);
+        assert_eq!(moves.iter().map(|m| m.pos).collect::<Vec<_>>(), [a, c, b]);
     }
 
     #[test]

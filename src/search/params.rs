@@ -88,6 +88,15 @@ pub struct Params {
     /// Late-move reductions at a non-PV node that is not improving: one
     /// ply more for a move that is reduced at all.
     pub lmr_improving: bool,
+    /// Late-move reductions spare attacks: a move that makes at least an
+    /// open three for the side to move is reduced one ply less.
+    pub lmr_attack: bool,
+    /// History with gravity: a cut-off adds `min(8 d^2, 2048)` to its
+    /// move's history and takes as much from each move searched before it
+    /// at the node, each value kept within +/-16384 by the gravity rule
+    /// `h += b - h |b| / 16384`, and ordering reads `h / 32` (off: the
+    /// cut-off adds `d^2`, unbounded but for a cap, read as `h / 64`).
+    pub hist_gravity: bool,
     /// Move-count pruning at every depth: at a non-PV quiet node, once a
     /// move that does not lose is found, moves from index
     /// `(3 + depth^1.32) * mcp_scale / 200` on are skipped unless they make
@@ -147,6 +156,8 @@ impl Default for Params {
             rfp_improving: false,
             tt_eval: false,
             lmr_improving: false,
+            lmr_attack: false,
+            hist_gravity: false,
             mcp_scale: 118,
             tt: true,
             vcf_depth: 24,
@@ -207,7 +218,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 29] = [
+    pub const TUNABLES: [Tunable; 31] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -225,6 +236,8 @@ impl Params {
         t("rfp_improving", 0, 1, 1),
         t("tt_eval", 0, 1, 1),
         t("lmr_improving", 0, 1, 1),
+        t("lmr_attack", 0, 1, 1),
+        t("hist_gravity", 0, 1, 1),
         t("mcp_scale", 0, 1000, 10),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
@@ -259,6 +272,8 @@ impl Params {
             "rfp_improving" => self.rfp_improving as i64,
             "tt_eval" => self.tt_eval as i64,
             "lmr_improving" => self.lmr_improving as i64,
+            "lmr_attack" => self.lmr_attack as i64,
+            "hist_gravity" => self.hist_gravity as i64,
             "mcp_scale" => self.mcp_scale as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
@@ -307,6 +322,8 @@ impl Params {
             "rfp_improving" => self.rfp_improving = b,
             "tt_eval" => self.tt_eval = b,
             "lmr_improving" => self.lmr_improving = b,
+            "lmr_attack" => self.lmr_attack = b,
+            "hist_gravity" => self.hist_gravity = b,
             "mcp_scale" => self.mcp_scale = v,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,

@@ -684,16 +684,32 @@ fn a_node_that_is_not_improving_reduces_late_moves_one_ply_more() {
     };
     let (d, i) = (params.lmr_depth, params.lmr_index);
     let mut s = Searcher::new(params, 1 << 16);
-    assert_eq!(s.reduction(d, i, false, true), 1);
-    assert_eq!(s.reduction(d, i, false, false), 2);
-    assert_eq!(s.reduction(d, i, true, false), 1, "not at PV nodes");
+    assert_eq!(s.reduction(d, i, false, true, false), 1);
+    assert_eq!(s.reduction(d, i, false, false, false), 2);
+    assert_eq!(s.reduction(d, i, true, false, false), 1, "not at PV nodes");
     assert_eq!(
-        s.reduction(d, i - 1, false, false),
+        s.reduction(d, i - 1, false, false, false),
         0,
         "not where no reduction is due"
     );
     s.params.lmr_improving = false;
-    assert_eq!(s.reduction(d, i, false, false), 1);
+    assert_eq!(s.reduction(d, i, false, false, false), 1);
+}
+
+#[test]
+fn an_attack_is_reduced_one_ply_less() {
+    let params = Params {
+        lmr_attack: true,
+        ..Params::default()
+    };
+    let (d, i) = (params.lmr_depth, params.lmr_index);
+    let mut s = Searcher::new(params, 1 << 16);
+    assert_eq!(s.reduction(d, 2 * i, false, true, false), 2);
+    assert_eq!(s.reduction(d, 2 * i, false, true, true), 1);
+    assert_eq!(s.reduction(d, i, false, true, true), 0);
+    assert_eq!(s.reduction(d, i - 1, false, true, true), 0, "never below 0");
+    s.params.lmr_attack = false;
+    assert_eq!(s.reduction(d, 2 * i, false, true, true), 2, "switched off");
 }
 
 #[test]
@@ -705,13 +721,17 @@ fn table_reductions_grow_with_depth_and_move_number() {
     };
     let s = Searcher::new(params, 1 << 16);
     // ln(8) * ln(8) = 4.32; ln(4) * ln(4) = 1.92; ln(10) * ln(20) = 6.90.
-    assert_eq!(s.reduction(8, 7, false, true), 4);
-    assert_eq!(s.reduction(8, 7, true, true), 3, "one less at a PV node");
-    assert_eq!(s.reduction(4, 3, false, true), 1);
-    assert_eq!(s.reduction(10, 19, false, true), 6);
+    assert_eq!(s.reduction(8, 7, false, true, false), 4);
+    assert_eq!(
+        s.reduction(8, 7, true, true, false),
+        3,
+        "one less at a PV node"
+    );
+    assert_eq!(s.reduction(4, 3, false, true, false), 1);
+    assert_eq!(s.reduction(10, 19, false, true, false), 6);
     // Never below depth 1, never the first move.
-    assert_eq!(s.reduction(3, 40, false, true), 1);
-    assert_eq!(s.reduction(10, 0, false, true), 0);
+    assert_eq!(s.reduction(3, 40, false, true, false), 1);
+    assert_eq!(s.reduction(10, 0, false, true, false), 0);
     // The step reductions stay the floor.
     let step = Params {
         lmr_log: 10,
@@ -719,7 +739,7 @@ fn table_reductions_grow_with_depth_and_move_number() {
     };
     let (d, i) = (step.lmr_depth, step.lmr_index);
     let s = Searcher::new(step, 1 << 16);
-    assert_eq!(s.reduction(d, i, false, true), 1);
+    assert_eq!(s.reduction(d, i, false, true, false), 1);
 }
 
 #[test]
