@@ -83,6 +83,9 @@ pub struct Searcher {
     /// The quiet static value of each node on the current line, where one
     /// was taken (for the improving test).
     evals: [Option<i32>; MAX_PLY],
+    /// Whether the move being searched at each ply makes an open three or
+    /// more (kept only for `lmr_attack`).
+    attacks: [bool; MAX_PLY],
     history: Box<[[i32; CELLS]; 2]>,
     buffers: Vec<Vec<ScoredMove>>,
     nodes: u64,
@@ -152,6 +155,7 @@ impl Searcher {
             singular: [None; MAX_PLY],
             root_depth: 0,
             evals: [None; MAX_PLY],
+            attacks: [false; MAX_PLY],
             history: Box::new([[0; CELLS]; 2]),
             buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             nodes: 0,

@@ -136,8 +136,15 @@ impl Searcher {
             if i >= prune_from && best > -WIN_MIN && !board.is_tactical(p) {
                 continue;
             }
-            // Before the move: does it make an attack (for `lmr_attack`)?
-            let attack = self.params.lmr_attack && i > 0 && !forced && board.is_tactical(p);
+            // Before the move: does it go on with an attack, making an
+            // open three or more after our last move made one
+            // (`lmr_attack`)?
+            let mut attack = false;
+            if self.params.lmr_attack {
+                let tactical = board.is_tactical(p);
+                attack = tactical && i > 0 && !forced && ply >= 2 && self.attacks[ply - 2];
+                self.attacks[ply] = tactical;
+            }
             board.make(p);
             let new_depth = child_depth(kind, moves.len(), depth, self.params.forced_free)
                 + if i == 0 { singular } else { 0 };
@@ -413,7 +420,7 @@ impl Searcher {
     }
 
     /// The late-move reduction of the move at index `i` of a quiet node;
-    /// `attack`: the move makes at least an open three (see
+    /// `attack`: the move goes on with an attack (see
     /// [`super::params::Params::lmr_attack`]).
     #[inline]
     pub(super) fn reduction(

@@ -89,7 +89,8 @@ pub struct Params {
     /// ply more for a move that is reduced at all.
     pub lmr_improving: bool,
     /// Late-move reductions spare attacks: a move that makes at least an
-    /// open three for the side to move is reduced one ply less.
+    /// open three for the side to move, right after that side's last move
+    /// made one, is reduced one ply less.
     pub lmr_attack: bool,
     /// History with gravity: a cut-off adds `min(8 d^2, 2048)` to its
     /// move's history and takes as much from each move searched before it
