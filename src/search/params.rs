@@ -98,6 +98,11 @@ pub struct Params {
     /// `h += b - h |b| / 16384`, and ordering reads `h / 32` (off: the
     /// cut-off adds `d^2`, unbounded but for a cap, read as `h / 64`).
     pub hist_gravity: bool,
+    /// After a move raises alpha at a node of depth 3 to 11 (a PV node:
+    /// at a null window a raise is a cut), the moves after it are searched
+    /// one ply shallower, and the node is stored at that depth (Stockfish's
+    /// and Rapfi's rule: once a good move is known, the rest need less).
+    pub alpha_reduce: bool,
     /// Move-count pruning at every depth: at a non-PV quiet node, once a
     /// move that does not lose is found, moves from index
     /// `(3 + depth^1.32) * mcp_scale / 200` on are skipped unless they make
@@ -159,6 +164,7 @@ impl Default for Params {
             lmr_improving: false,
             lmr_attack: false,
             hist_gravity: false,
+            alpha_reduce: false,
             mcp_scale: 118,
             tt: true,
             vcf_depth: 24,
@@ -219,7 +225,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 31] = [
+    pub const TUNABLES: [Tunable; 32] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -239,6 +245,7 @@ impl Params {
         t("lmr_improving", 0, 1, 1),
         t("lmr_attack", 0, 1, 1),
         t("hist_gravity", 0, 1, 1),
+        t("alpha_reduce", 0, 1, 1),
         t("mcp_scale", 0, 1000, 10),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
@@ -275,6 +282,7 @@ impl Params {
             "lmr_improving" => self.lmr_improving as i64,
             "lmr_attack" => self.lmr_attack as i64,
             "hist_gravity" => self.hist_gravity as i64,
+            "alpha_reduce" => self.alpha_reduce as i64,
             "mcp_scale" => self.mcp_scale as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
@@ -325,6 +333,7 @@ impl Params {
             "lmr_improving" => self.lmr_improving = b,
             "lmr_attack" => self.lmr_attack = b,
             "hist_gravity" => self.hist_gravity = b,
+            "alpha_reduce" => self.alpha_reduce = b,
             "mcp_scale" => self.mcp_scale = v,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,
