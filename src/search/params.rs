@@ -160,7 +160,7 @@ impl Default for Params {
             rfp_depth: 4,
             rfp_margin: 93,
             rfp_improving: false,
-            tt_eval: false,
+            tt_eval: true,
             lmr_improving: false,
             lmr_attack: false,
             hist_gravity: false,
