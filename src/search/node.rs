@@ -451,6 +451,9 @@ impl Searcher {
         if attack && p.lmr_attack {
             r = (r - 1).max(0);
         }
+        if pv_node && p.lmr_pv {
+            r = (r - 1).max(0);
+        }
         r
     }
 }

@@ -103,6 +103,9 @@ pub struct Params {
     /// one ply shallower, and the node is stored at that depth (Stockfish's
     /// and Rapfi's rule: once a good move is known, the rest need less).
     pub alpha_reduce: bool,
+    /// Late-move reductions at a PV node: one ply less than at a null
+    /// window for a move that is reduced at all (Stockfish's rule).
+    pub lmr_pv: bool,
     /// Move-count pruning at every depth: at a non-PV quiet node, once a
     /// move that does not lose is found, moves from index
     /// `(3 + depth^1.32) * mcp_scale / 200` on are skipped unless they make
@@ -165,6 +168,7 @@ impl Default for Params {
             lmr_attack: false,
             hist_gravity: false,
             alpha_reduce: false,
+            lmr_pv: false,
             mcp_scale: 118,
             tt: true,
             vcf_depth: 24,
@@ -225,7 +229,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 32] = [
+    pub const TUNABLES: [Tunable; 33] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -246,6 +250,7 @@ impl Params {
         t("lmr_attack", 0, 1, 1),
         t("hist_gravity", 0, 1, 1),
         t("alpha_reduce", 0, 1, 1),
+        t("lmr_pv", 0, 1, 1),
         t("mcp_scale", 0, 1000, 10),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
@@ -283,6 +288,7 @@ impl Params {
             "lmr_attack" => self.lmr_attack as i64,
             "hist_gravity" => self.hist_gravity as i64,
             "alpha_reduce" => self.alpha_reduce as i64,
+            "lmr_pv" => self.lmr_pv as i64,
             "mcp_scale" => self.mcp_scale as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
@@ -334,6 +340,7 @@ impl Params {
             "lmr_attack" => self.lmr_attack = b,
             "hist_gravity" => self.hist_gravity = b,
             "alpha_reduce" => self.alpha_reduce = b,
+            "lmr_pv" => self.lmr_pv = b,
             "mcp_scale" => self.mcp_scale = v,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,

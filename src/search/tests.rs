@@ -713,6 +713,22 @@ fn an_attack_is_reduced_one_ply_less() {
 }
 
 #[test]
+fn a_pv_node_reduces_one_ply_less() {
+    let params = Params {
+        lmr_pv: true,
+        ..Params::default()
+    };
+    let (d, i) = (params.lmr_depth, params.lmr_index);
+    let mut s = Searcher::new(params, 1 << 16);
+    assert_eq!(s.reduction(d, 2 * i, false, true, false), 2);
+    assert_eq!(s.reduction(d, 2 * i, true, true, false), 1);
+    assert_eq!(s.reduction(d, i, true, true, false), 0);
+    assert_eq!(s.reduction(d, i - 1, true, true, false), 0, "never below 0");
+    s.params.lmr_pv = false;
+    assert_eq!(s.reduction(d, 2 * i, true, true, false), 2, "switched off");
+}
+
+#[test]
 fn table_reductions_grow_with_depth_and_move_number() {
     let params = Params {
         lmr_log: 100,
