@@ -99,7 +99,7 @@ impl Searcher {
 
         // The moves.
         let mut moves = std::mem::take(&mut self.buffers[ply]);
-        let kind = self.moves_of(board, key, ply, skip, &mut moves);
+        let kind = self.moves_of(board, key, depth, ply, skip, &mut moves);
         if moves.is_empty() {
             self.buffers[ply] = moves;
             // Nothing stops the opponent's threat: lost.
@@ -390,14 +390,16 @@ impl Searcher {
         &mut self,
         board: &mut N,
         key: u64,
+        depth: i32,
         ply: usize,
         skip: Option<Pos>,
         moves: &mut Vec<ScoredMove>,
     ) -> NodeKind {
         let (params, eval) = (&self.params, &self.eval);
+        let width = width_at(params.width, params.width_ply, depth);
         if let Some(m) = skip {
             // A singular-extension search: the node's moves but one.
-            board.generate(params, eval, params.width, &[m], moves)
+            board.generate(params, eval, width, &[m], moves)
         } else if ply == 0 {
             let kind = board.generate(params, eval, params.root_width, &self.root_excluded, moves);
             self.root_moves = moves.len();
@@ -405,7 +407,7 @@ impl Searcher {
         } else if self.gen_cache.get(key, moves) {
             NodeKind::Forced
         } else {
-            let kind = board.generate(params, eval, params.width, &[], moves);
+            let kind = board.generate(params, eval, width, &[], moves);
             if kind == NodeKind::Forced {
                 self.gen_cache.put(key, moves);
             }
@@ -478,6 +480,12 @@ const POW132: [i32; 33] = [
 pub fn move_count_limit(depth: i32, scale: i32) -> usize {
     let t = POW132[depth.clamp(0, 32) as usize];
     ((3 + t) * scale / 200).max(1) as usize
+}
+
+/// The candidates a quiet node keeps at `depth`: `width`, and `per_ply`
+/// more for each ply past 4.
+pub fn width_at(width: usize, per_ply: usize, depth: i32) -> usize {
+    width + (depth - 4).max(0) as usize * per_ply
 }
 
 /// The depth a child is searched to: a forced reply costs no depth when

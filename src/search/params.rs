@@ -106,6 +106,10 @@ pub struct Params {
     /// Late-move reductions at a PV node: one ply less than at a null
     /// window for a move that is reduced at all (Stockfish's rule).
     pub lmr_pv: bool,
+    /// A quiet node deeper than 4 plies keeps `width_ply` more candidates
+    /// for each ply past 4 (0: `width` at every depth), so that a longer
+    /// search also looks wider, not only deeper.
+    pub width_ply: usize,
     /// Move-count pruning at every depth: at a non-PV quiet node, once a
     /// move that does not lose is found, moves from index
     /// `(3 + depth^1.32) * mcp_scale / 200` on are skipped unless they make
@@ -169,6 +173,7 @@ impl Default for Params {
             hist_gravity: false,
             alpha_reduce: false,
             lmr_pv: false,
+            width_ply: 0,
             mcp_scale: 118,
             tt: true,
             vcf_depth: 24,
@@ -229,7 +234,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 33] = [
+    pub const TUNABLES: [Tunable; 34] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -251,6 +256,7 @@ impl Params {
         t("hist_gravity", 0, 1, 1),
         t("alpha_reduce", 0, 1, 1),
         t("lmr_pv", 0, 1, 1),
+        t("width_ply", 0, 16, 1),
         t("mcp_scale", 0, 1000, 10),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
@@ -289,6 +295,7 @@ impl Params {
             "hist_gravity" => self.hist_gravity as i64,
             "alpha_reduce" => self.alpha_reduce as i64,
             "lmr_pv" => self.lmr_pv as i64,
+            "width_ply" => self.width_ply as i64,
             "mcp_scale" => self.mcp_scale as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
@@ -341,6 +348,7 @@ impl Params {
             "hist_gravity" => self.hist_gravity = b,
             "alpha_reduce" => self.alpha_reduce = b,
             "lmr_pv" => self.lmr_pv = b,
+            "width_ply" => self.width_ply = n,
             "mcp_scale" => self.mcp_scale = v,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,

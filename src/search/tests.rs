@@ -906,3 +906,32 @@ fn after_a_raise_of_alpha_the_rest_are_searched_a_ply_shallower() {
     assert_eq!(stored(true, 2), 2);
     assert_eq!(stored(true, 1), 1);
 }
+
+#[test]
+fn a_deeper_quiet_node_keeps_more_candidates() {
+    use super::node::width_at;
+    assert_eq!(
+        width_at(14, 0, 12),
+        14,
+        "off: the same width at every depth"
+    );
+    assert_eq!(width_at(14, 2, 4), 14);
+    assert_eq!(width_at(14, 2, 1), 14);
+    assert_eq!(width_at(14, 2, 7), 20);
+    // Through the search: a wider deep node searches more nodes.
+    let nodes = |width_ply: usize| {
+        let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8g7").unwrap();
+        let params = Params {
+            width_ply,
+            mcp_scale: 0,
+            ..Params::default()
+        };
+        let mut s = Searcher::new(params, 1 << 20);
+        s.eval.attach(&mut b);
+        let mut pv = Pv::new();
+        let v = s.negamax(&mut b, 6, -WIN, WIN, 0, &mut pv);
+        assert!(!pv.is_empty(), "a move: {v}");
+        s.nodes()
+    };
+    assert!(nodes(4) > nodes(0));
+}
