@@ -697,35 +697,34 @@ fn a_node_that_is_not_improving_reduces_late_moves_one_ply_more() {
 }
 
 #[test]
-fn an_attack_is_reduced_one_ply_less() {
-    let params = Params {
-        lmr_attack: true,
-        ..Params::default()
-    };
-    let (d, i) = (params.lmr_depth, params.lmr_index);
-    let mut s = Searcher::new(params, 1 << 16);
-    assert_eq!(s.reduction(d, 2 * i, false, true, false), 2);
-    assert_eq!(s.reduction(d, 2 * i, false, true, true), 1);
-    assert_eq!(s.reduction(d, i, false, true, true), 0);
-    assert_eq!(s.reduction(d, i - 1, false, true, true), 0, "never below 0");
-    s.params.lmr_attack = false;
-    assert_eq!(s.reduction(d, 2 * i, false, true, true), 2, "switched off");
-}
-
-#[test]
-fn a_pv_node_reduces_one_ply_less() {
-    let params = Params {
-        lmr_pv: true,
-        ..Params::default()
-    };
-    let (d, i) = (params.lmr_depth, params.lmr_index);
-    let mut s = Searcher::new(params, 1 << 16);
-    assert_eq!(s.reduction(d, 2 * i, false, true, false), 2);
-    assert_eq!(s.reduction(d, 2 * i, true, true, false), 1);
-    assert_eq!(s.reduction(d, i, true, true, false), 0);
-    assert_eq!(s.reduction(d, i - 1, true, true, false), 0, "never below 0");
-    s.params.lmr_pv = false;
-    assert_eq!(s.reduction(d, 2 * i, true, true, false), 2, "switched off");
+fn an_attack_or_a_pv_node_is_reduced_one_ply_less() {
+    // Each switch spares one ply where its condition holds: an attack that
+    // goes on (`lmr_attack`), a PV node (`lmr_pv`).
+    type Switch = fn(&mut Params, bool);
+    let cases: [(&str, Switch, bool, bool); 2] = [
+        ("lmr_attack", |p, on| p.lmr_attack = on, false, true),
+        ("lmr_pv", |p, on| p.lmr_pv = on, true, false),
+    ];
+    for (name, set, pv, attack) in cases {
+        let mut params = Params::default();
+        set(&mut params, true);
+        let (d, i) = (params.lmr_depth, params.lmr_index);
+        let mut s = Searcher::new(params, 1 << 16);
+        assert_eq!(s.reduction(d, 2 * i, false, true, false), 2, "{name}");
+        assert_eq!(s.reduction(d, 2 * i, pv, true, attack), 1, "{name}");
+        assert_eq!(s.reduction(d, i, pv, true, attack), 0, "{name}");
+        assert_eq!(
+            s.reduction(d, i - 1, pv, true, attack),
+            0,
+            "{name}: never below 0"
+        );
+        set(&mut s.params, false);
+        assert_eq!(
+            s.reduction(d, 2 * i, pv, true, attack),
+            2,
+            "{name} switched off"
+        );
+    }
 }
 
 #[test]
