@@ -44,7 +44,7 @@ impl Searcher {
     pub fn negamax<N: SearchNode>(
         &mut self,
         board: &mut N,
-        mut depth: i32,
+        depth: i32,
         mut alpha: i32,
         beta: i32,
         ply: usize,
@@ -197,11 +197,6 @@ impl Searcher {
                     if alpha >= beta {
                         self.reward(p, ply, me, depth, forced, &tried);
                         break;
-                    }
-                    // A good move is known: the rest need less
-                    // (`alpha_reduce`).
-                    if self.params.alpha_reduce && depth > 2 && depth < 12 && !is_decisive(score) {
-                        depth -= 1;
                     }
                 }
             }

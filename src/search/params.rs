@@ -98,11 +98,6 @@ pub struct Params {
     /// `h += b - h |b| / 16384`, and ordering reads `h / 32` (off: the
     /// cut-off adds `d^2`, unbounded but for a cap, read as `h / 64`).
     pub hist_gravity: bool,
-    /// After a move raises alpha at a node of depth 3 to 11 (a PV node:
-    /// at a null window a raise is a cut), the moves after it are searched
-    /// one ply shallower, and the node is stored at that depth (Stockfish's
-    /// and Rapfi's rule: once a good move is known, the rest need less).
-    pub alpha_reduce: bool,
     /// Late-move reductions at a PV node: one ply less than at a null
     /// window for a move that is reduced at all (Stockfish's rule).
     pub lmr_pv: bool,
@@ -171,7 +166,6 @@ impl Default for Params {
             lmr_improving: false,
             lmr_attack: false,
             hist_gravity: false,
-            alpha_reduce: false,
             lmr_pv: false,
             width_ply: 0,
             mcp_scale: 118,
@@ -234,7 +228,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 34] = [
+    pub const TUNABLES: [Tunable; 33] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -254,7 +248,6 @@ impl Params {
         t("lmr_improving", 0, 1, 1),
         t("lmr_attack", 0, 1, 1),
         t("hist_gravity", 0, 1, 1),
-        t("alpha_reduce", 0, 1, 1),
         t("lmr_pv", 0, 1, 1),
         t("width_ply", 0, 16, 1),
         t("mcp_scale", 0, 1000, 10),
@@ -293,7 +286,6 @@ impl Params {
             "lmr_improving" => self.lmr_improving as i64,
             "lmr_attack" => self.lmr_attack as i64,
             "hist_gravity" => self.hist_gravity as i64,
-            "alpha_reduce" => self.alpha_reduce as i64,
             "lmr_pv" => self.lmr_pv as i64,
             "width_ply" => self.width_ply as i64,
             "mcp_scale" => self.mcp_scale as i64,
@@ -346,7 +338,6 @@ impl Params {
             "lmr_improving" => self.lmr_improving = b,
             "lmr_attack" => self.lmr_attack = b,
             "hist_gravity" => self.hist_gravity = b,
-            "alpha_reduce" => self.alpha_reduce = b,
             "lmr_pv" => self.lmr_pv = b,
             "width_ply" => self.width_ply = n,
             "mcp_scale" => self.mcp_scale = v,

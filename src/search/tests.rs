@@ -880,33 +880,6 @@ fn reverse_futility_reads_the_tables_bound_where_it_says_more() {
 }
 
 #[test]
-fn after_a_raise_of_alpha_the_rest_are_searched_a_ply_shallower() {
-    // A full-window search of a quiet position: the first move raises
-    // alpha, so with the switch the node ends at a lower depth, which is
-    // the depth its table entry keeps; without it, the full depth.
-    let stored = |alpha_reduce: bool, depth: i32| {
-        let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8g7").unwrap();
-        let params = Params {
-            alpha_reduce,
-            ..Params::default()
-        };
-        let mut s = Searcher::new(params, 1 << 20);
-        s.eval.attach(&mut b);
-        let mut pv = Pv::new();
-        let v = s.negamax(&mut b, depth, -WIN, WIN, 0, &mut pv);
-        assert!(!is_decisive(v), "a quiet position: {v}");
-        assert!(!pv.is_empty());
-        s.tt.probe(b.hash()).expect("the root is stored").depth
-    };
-    assert_eq!(stored(false, 5), 5);
-    let reduced = stored(true, 5);
-    assert!((2..5).contains(&reduced), "stored at depth {reduced}");
-    // Never at depth 2 or less, nor at 12 or more.
-    assert_eq!(stored(true, 2), 2);
-    assert_eq!(stored(true, 1), 1);
-}
-
-#[test]
 fn a_deeper_quiet_node_keeps_more_candidates() {
     use super::node::width_at;
     assert_eq!(
