@@ -86,6 +86,11 @@ pub struct Searcher {
     /// Whether the move being searched at each ply makes an open three or
     /// more (kept only for `lmr_attack`).
     attacks: [bool; MAX_PLY],
+    /// The move being searched at each ply (for `counter_move`).
+    played: [Option<Pos>; MAX_PLY],
+    /// The counter move of each move, for the side that answers it (kept
+    /// only for `counter_move`).
+    counters: Box<[[Option<Pos>; CELLS]; 2]>,
     history: Box<[[i32; CELLS]; 2]>,
     buffers: Vec<Vec<ScoredMove>>,
     nodes: u64,
@@ -156,6 +161,8 @@ impl Searcher {
             root_depth: 0,
             evals: [None; MAX_PLY],
             attacks: [false; MAX_PLY],
+            played: [None; MAX_PLY],
+            counters: Box::new([[None; CELLS]; 2]),
             history: Box::new([[0; CELLS]; 2]),
             buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             nodes: 0,
@@ -187,6 +194,7 @@ impl Searcher {
         self.tt.clear();
         self.vcf_cache.clear();
         self.killers = [[None; 2]; MAX_PLY];
+        self.counters.iter_mut().for_each(|c| c.fill(None));
         self.history.iter_mut().for_each(|h| h.fill(0));
         self.last_score = None;
         self.solver.clear();

@@ -83,6 +83,18 @@ impl Searcher {
             Probe::Move(m) => m,
         };
 
+        // Internal iterative reduction: no move to try first.
+        let depth = if self.params.iir_depth > 0
+            && depth >= self.params.iir_depth
+            && ply > 0
+            && tt_move.is_none()
+            && skip.is_none()
+        {
+            depth - 1
+        } else {
+            depth
+        };
+
         // Horizon: the threat search, then the static value.
         if depth <= 0 {
             if let Some(v) = board.horizon(self, ply) {
@@ -145,6 +157,7 @@ impl Searcher {
                 attack = tactical && i > 0 && !forced && ply >= 2 && self.attacks[ply - 2];
                 self.attacks[ply] = tactical;
             }
+            self.played[ply] = Some(p);
             board.make(p);
             let new_depth = child_depth(kind, moves.len(), depth, self.params.forced_free)
                 + if i == 0 { singular } else { 0 };
@@ -153,7 +166,7 @@ impl Searcher {
                 score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
             } else {
                 let r = if forced {
-                    0
+                    self.distract_reduction(board, p, ply)
                 } else {
                     self.reduction(depth, i, pv_node, improving, attack)
                 };
@@ -421,6 +434,19 @@ impl Searcher {
         }
     }
 
+    /// The reduction of a late move `p` at a forced node: with
+    /// `lmr_distract`, a four that blocks nothing loses a ply for each of
+    /// the last two moves it is far from (see
+    /// [`super::params::Params::lmr_distract`]).
+    #[inline]
+    pub(super) fn distract_reduction<N: SearchNode>(&self, board: &N, p: Pos, ply: usize) -> i32 {
+        if !self.params.lmr_distract || ply < 2 || !board.counter_four(p) {
+            return 0;
+        }
+        let far = |q: Option<Pos>| q.is_some_and(|q| chebyshev(p, q) > 4) as i32;
+        far(self.played[ply - 1]) + far(self.played[ply - 2])
+    }
+
     /// The late-move reduction of the move at index `i` of a quiet node;
     /// `attack`: the move goes on with an attack (see
     /// [`super::params::Params::lmr_attack`]).
@@ -453,6 +479,11 @@ impl Searcher {
         }
         r
     }
+}
+
+/// The Chebyshev (king-move) distance of two cells.
+fn chebyshev(a: Pos, b: Pos) -> usize {
+    a.x().abs_diff(b.x()).max(a.y().abs_diff(b.y()))
 }
 
 /// `1024 * ln(x)`, rounded, for x up to 64 (late-move reductions).

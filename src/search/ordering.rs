@@ -95,7 +95,8 @@ pub fn handset_tables(params: &Params, rule: Rule) -> [Box<[i32; POLICY_LEN]>; 2
 }
 
 impl Searcher {
-    /// Puts the table move first, then killers, then the rest by static
+    /// Puts the table move first, then killers, then the counter move of
+    /// the opponent's last move (`counter_move`), then the rest by static
     /// score plus history.
     pub(super) fn order(
         &self,
@@ -105,6 +106,10 @@ impl Searcher {
         side: usize,
     ) {
         let side = side & 1;
+        let counter = match (self.params.counter_move, ply) {
+            (true, 1..) => self.played[ply - 1].and_then(|q| self.counters[side][q.index()]),
+            _ => None,
+        };
         for m in moves.iter_mut() {
             let bonus = if Some(m.pos) == tt_move {
                 1 << 28
@@ -112,6 +117,8 @@ impl Searcher {
                 1 << 26
             } else if Some(m.pos) == self.killers[ply][1] {
                 1 << 25
+            } else if Some(m.pos) == counter {
+                1 << 24
             } else {
                 self.history[side][m.pos.index()] / if self.params.hist_gravity { 32 } else { 64 }
             };
@@ -137,6 +144,11 @@ impl Searcher {
             if k[0] != Some(p) {
                 k[1] = k[0];
                 k[0] = Some(p);
+            }
+            if let (true, 1..) = (self.params.counter_move, ply) {
+                if let Some(q) = self.played[ply - 1] {
+                    self.counters[side & 1][q.index()] = Some(p);
+                }
             }
         }
         let history = &mut self.history[side & 1];

@@ -105,6 +105,21 @@ pub struct Params {
     /// for each ply past 4 (0: `width` at every depth), so that a longer
     /// search also looks wider, not only deeper.
     pub width_ply: usize,
+    /// Internal iterative reduction: a node below the root with no table
+    /// move and at least `iir_depth` plies to go is searched a ply
+    /// shallower (0: off). Without a move to try first its search is
+    /// poorly ordered, and the shallower one fills the table for the
+    /// next iteration.
+    pub iir_depth: i32,
+    /// Counter moves: a quiet move that cuts off is remembered as the
+    /// answer to the opponent's move before it, and ordering tries it
+    /// after the killers wherever that move is played again.
+    pub counter_move: bool,
+    /// At a node forced by the opponent's three, a four of our own that
+    /// blocks nothing is reduced a ply for each of the two last moves
+    /// (the opponent's, ours) it lies more than 4 cells from, in
+    /// Chebyshev distance (0: off; Rapfi's rule for distracting moves).
+    pub lmr_distract: bool,
     /// Move-count pruning at every depth: at a non-PV quiet node, once a
     /// move that does not lose is found, moves from index
     /// `(3 + depth^1.32) * mcp_scale / 200` on are skipped unless they make
@@ -168,6 +183,9 @@ impl Default for Params {
             hist_gravity: false,
             lmr_pv: false,
             width_ply: 0,
+            iir_depth: 0,
+            counter_move: false,
+            lmr_distract: false,
             mcp_scale: 118,
             tt: true,
             vcf_depth: 24,
@@ -228,7 +246,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 33] = [
+    pub const TUNABLES: [Tunable; 36] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -250,6 +268,9 @@ impl Params {
         t("hist_gravity", 0, 1, 1),
         t("lmr_pv", 0, 1, 1),
         t("width_ply", 0, 16, 1),
+        t("iir_depth", 0, 64, 1),
+        t("counter_move", 0, 1, 1),
+        t("lmr_distract", 0, 1, 1),
         t("mcp_scale", 0, 1000, 10),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
@@ -288,6 +309,9 @@ impl Params {
             "hist_gravity" => self.hist_gravity as i64,
             "lmr_pv" => self.lmr_pv as i64,
             "width_ply" => self.width_ply as i64,
+            "iir_depth" => self.iir_depth as i64,
+            "counter_move" => self.counter_move as i64,
+            "lmr_distract" => self.lmr_distract as i64,
             "mcp_scale" => self.mcp_scale as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
@@ -340,6 +364,9 @@ impl Params {
             "hist_gravity" => self.hist_gravity = b,
             "lmr_pv" => self.lmr_pv = b,
             "width_ply" => self.width_ply = n,
+            "iir_depth" => self.iir_depth = v,
+            "counter_move" => self.counter_move = b,
+            "lmr_distract" => self.lmr_distract = b,
             "mcp_scale" => self.mcp_scale = v,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,

@@ -41,6 +41,12 @@ pub trait SearchNode {
     /// Does move `m` make a three or a four for the side to move (never
     /// pruned by move count)?
     fn is_tactical(&self, m: Pos) -> bool;
+    /// Is move `m` a four for the side to move on a cell where the
+    /// opponent makes no four (a counter-attack that takes none of the
+    /// opponent's threat cells)?
+    fn counter_four(&self, _m: Pos) -> bool {
+        false
+    }
     /// The moves to search, scored for ordering; a quiet node keeps its
     /// best `width`.
     fn generate(
@@ -124,6 +130,12 @@ impl SearchNode for Board {
 
     fn is_tactical(&self, m: Pos) -> bool {
         self.class(self.side_to_move(), m) >= Class::Flex3
+    }
+
+    fn counter_four(&self, m: Pos) -> bool {
+        let me = self.side_to_move();
+        let mine = self.class(me, m);
+        mine.is_four() && mine != Class::Five && !self.class(me.opposite(), m).is_four()
     }
 
     fn generate(

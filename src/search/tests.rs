@@ -907,3 +907,90 @@ fn a_deeper_quiet_node_keeps_more_candidates() {
     };
     assert!(nodes(4) > nodes(0));
 }
+
+#[test]
+fn a_node_without_a_table_move_is_searched_a_ply_shallower() {
+    // With the table off no node has a table move: a node below the root
+    // at depth d with `iir_depth` d searches exactly as one at d - 1 with
+    // the switch off (its children are too shallow to be reduced again).
+    let search = |iir_depth: i32, depth: i32, ply: usize| {
+        let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8g7").unwrap();
+        let params = Params {
+            tt: false,
+            iir_depth,
+            ..Params::default()
+        };
+        let mut s = Searcher::new(params, 1 << 16);
+        s.eval.attach(&mut b);
+        let mut pv = Pv::new();
+        let v = s.negamax(&mut b, depth, -WIN, WIN, ply, &mut pv);
+        (v, pv, s.nodes())
+    };
+    let reduced = search(4, 4, 1);
+    assert_eq!(reduced, search(0, 3, 1));
+    assert_ne!(reduced, search(0, 4, 1), "the reduction changes the search");
+    assert_eq!(search(5, 4, 1), search(0, 4, 1), "too shallow to reduce");
+    assert_eq!(search(4, 4, 0), search(0, 4, 0), "never at the root");
+}
+
+#[test]
+fn the_counter_move_is_tried_after_the_killers() {
+    let params = Params {
+        counter_move: true,
+        ..Params::default()
+    };
+    let mut s = Searcher::new(params, 1 << 16);
+    let at = |i: usize| Pos::new(i, 7);
+    let (ply, side, last) = (3, 1, at(0));
+    // The opponent's last move `last` was cut off by `at(5)`.
+    s.played[ply - 1] = Some(last);
+    s.reward(at(5), ply, side, 4, false, &[]);
+    assert_eq!(s.counters[side][last.index()], Some(at(5)));
+    s.killers[ply] = [Some(at(2)), None];
+    let ordered = |s: &Searcher, side: usize| {
+        let mut moves: Vec<ScoredMove> = (1..7)
+            .map(|i| ScoredMove {
+                pos: at(i),
+                score: 100 * i as i32,
+            })
+            .collect();
+        s.order(&mut moves, Some(at(1)), ply, side);
+        moves.iter().map(|m| m.pos).collect::<Vec<Pos>>()
+    };
+    // Table move, killer, counter move, then by score.
+    assert_eq!(ordered(&s, side), [1, 2, 5, 6, 4, 3].map(at));
+    // Not for the other side, nor with the switch off.
+    assert_eq!(ordered(&s, 1 - side), [1, 2, 6, 5, 4, 3].map(at));
+    s.params.counter_move = false;
+    assert_eq!(ordered(&s, side), [1, 2, 6, 5, 4, 3].map(at));
+}
+
+#[test]
+fn a_far_four_that_blocks_nothing_is_reduced_under_a_three() {
+    // White's open three d4 e4 f4 forces black; black's closed fours j12
+    // and k12 (o12 is white's) block nothing, b4 and c4 block.
+    let b = position_from_moves(15, Rule::Freestyle, "l12d4m12e4n12o12b14f4").unwrap();
+    let at = |s: &str| Pos::parse_pos(s).unwrap();
+    assert!(b.counter_four(at("k12")) && b.counter_four(at("j12")));
+    assert!(!b.counter_four(at("b4")) && !b.counter_four(at("c4")));
+    let params = Params {
+        lmr_distract: true,
+        ..Params::default()
+    };
+    let mut s = Searcher::new(params, 1 << 16);
+    let ply = 4;
+    // Far from white's last move f4, near black's n12: one ply.
+    s.played[ply - 1] = Some(at("f4"));
+    s.played[ply - 2] = Some(at("n12"));
+    assert_eq!(s.distract_reduction(&b, at("k12"), ply), 1);
+    assert_eq!(s.distract_reduction(&b, at("c4"), ply), 0, "a defence");
+    // Far from both: two.
+    s.played[ply - 2] = Some(at("b14"));
+    assert_eq!(s.distract_reduction(&b, at("k12"), ply), 2);
+    // Near white's last move: one.
+    s.played[ply - 1] = Some(at("h10"));
+    assert_eq!(s.distract_reduction(&b, at("k12"), ply), 1);
+    assert_eq!(s.distract_reduction(&b, at("k12"), 1), 0, "no two moves");
+    s.params.lmr_distract = false;
+    assert_eq!(s.distract_reduction(&b, at("k12"), ply), 0, "off");
+}
