@@ -84,16 +84,7 @@ impl Searcher {
         };
 
         // Internal iterative reduction: no move to try first.
-        let depth = if self.params.iir_depth > 0
-            && depth >= self.params.iir_depth
-            && ply > 0
-            && tt_move.is_none()
-            && skip.is_none()
-        {
-            depth - 1
-        } else {
-            depth
-        };
+        let depth = self.iir(depth, ply, entry, skip);
 
         // Horizon: the threat search, then the static value.
         if depth <= 0 {
@@ -276,6 +267,30 @@ impl Searcher {
             .filter(|&&k| ply >= k)
             .find_map(|&k| self.evals[ply - k]);
         before.is_some_and(|b| e > b)
+    }
+
+    /// Internal iterative reduction (see
+    /// [`super::params::Params::iir_depth`]): the depth to search a node
+    /// below the root with no table move, or (`iir_stale`) one from a
+    /// search that many plies shallower, at; not in a singular-extension
+    /// search.
+    #[inline]
+    pub(super) fn iir(
+        &self,
+        depth: i32,
+        ply: usize,
+        entry: Option<TtProbe>,
+        skip: Option<Pos>,
+    ) -> i32 {
+        let p = &self.params;
+        if p.iir_depth == 0 || depth < p.iir_depth || ply == 0 || skip.is_some() {
+            return depth;
+        }
+        let reduce = match entry.and_then(|e| e.mv.map(|_| e.depth)) {
+            None => true,
+            Some(d) => p.iir_stale > 0 && d + p.iir_stale <= depth,
+        };
+        depth - reduce as i32
     }
 
     /// Reverse futility (far enough above beta, with nothing threatened, a

@@ -934,6 +934,37 @@ fn a_node_without_a_table_move_is_searched_a_ply_shallower() {
 }
 
 #[test]
+fn a_node_whose_table_move_is_stale_is_searched_a_ply_shallower() {
+    use super::tt::{Bound, Probe};
+    let params = Params {
+        iir_depth: 4,
+        iir_stale: 3,
+        ..Params::default()
+    };
+    let mut s = Searcher::new(params, 1 << 16);
+    let m = Pos::new(7, 7);
+    let entry = |depth: i32, mv: Option<Pos>| {
+        Some(Probe {
+            score: 0,
+            depth,
+            bound: Bound::Lower,
+            mv,
+        })
+    };
+    assert_eq!(s.iir(6, 1, None, None), 5, "no entry");
+    assert_eq!(s.iir(6, 1, entry(5, None), None), 5, "an entry, no move");
+    assert_eq!(s.iir(6, 1, entry(4, Some(m)), None), 6, "2 plies shallower");
+    assert_eq!(s.iir(6, 1, entry(3, Some(m)), None), 5, "3 plies shallower");
+    assert_eq!(s.iir(3, 1, None, None), 3, "below iir_depth");
+    assert_eq!(s.iir(6, 0, None, None), 6, "the root");
+    assert_eq!(s.iir(6, 1, None, Some(m)), 6, "a singular search");
+    s.params.iir_stale = 0;
+    assert_eq!(s.iir(6, 1, entry(0, Some(m)), None), 6, "iir_stale off");
+    s.params.iir_depth = 0;
+    assert_eq!(s.iir(6, 1, None, None), 6, "off");
+}
+
+#[test]
 fn the_counter_move_is_tried_after_the_killers() {
     let params = Params {
         counter_move: true,
