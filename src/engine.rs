@@ -452,6 +452,7 @@ mod tests {
             hard < Duration::from_millis(1000) && hard > Duration::from_millis(500),
             "{hard:?}"
         );
+        assert!(l.ample, "a turn limit alone");
         assert!(l.soft_time.unwrap() < hard);
         // Little time left in the game: a small share of it.
         let o = Options {
@@ -502,6 +503,7 @@ mod tests {
         let l = at(180_000, 4);
         let (soft, hard) = (l.soft_time.unwrap(), l.hard_time.unwrap());
         assert!(l.adaptive);
+        assert!(!l.ample, "180 s do not last 30 s a move");
         assert!(soft >= Duration::from_millis(7_000) && soft <= Duration::from_millis(10_000));
         assert!(
             hard <= Duration::from_millis(30_000) && hard > soft,
@@ -523,6 +525,7 @@ mod tests {
         };
         let l = o.limits(200, 20, Duration::ZERO);
         // Nothing to save for: the planned time is 90% of the hard limit.
+        assert!(l.ample);
         assert_eq!(l.soft_time.unwrap(), Duration::from_millis(153));
         assert!(l.hard_time.unwrap() >= Duration::from_millis(150));
         assert!(l.hard_time.unwrap() < Duration::from_millis(200));

@@ -19,6 +19,11 @@ pub struct Limits {
     /// move and score hold from iteration to iteration, more (up to the
     /// hard limit) when the best move changes or the score falls.
     pub adaptive: bool,
+    /// The clock has time to spend the whole turn on every move still to
+    /// come (a turn limit alone, or a game clock with room to spare):
+    /// time saved now buys nothing later (see
+    /// [`super::params::Params::ample_pct`]).
+    pub ample: bool,
 }
 
 impl Limits {

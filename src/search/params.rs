@@ -124,6 +124,12 @@ pub struct Params {
     /// (the opponent's, ours) it lies more than 4 cells from, in
     /// Chebyshev distance (0: off; Rapfi's rule for distracting moves).
     pub lmr_distract: bool,
+    /// When the clock has time to spend the whole turn on every move to
+    /// come ([`super::limits::Limits::ample`]: a turn limit alone, as in
+    /// a gauntlet at so many ms a move), iterations go on until this
+    /// percentage of the hard limit instead of stopping early on a
+    /// settled best move (0: off, the adaptive stop everywhere).
+    pub ample_pct: i32,
     /// Move-count pruning at every depth: at a non-PV quiet node, once a
     /// move that does not lose is found, moves from index
     /// `(3 + depth^1.32) * mcp_scale / 200` on are skipped unless they make
@@ -191,6 +197,7 @@ impl Default for Params {
             iir_stale: 0,
             counter_move: false,
             lmr_distract: false,
+            ample_pct: 0,
             mcp_scale: 118,
             tt: true,
             vcf_depth: 24,
@@ -251,7 +258,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 37] = [
+    pub const TUNABLES: [Tunable; 38] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -277,6 +284,7 @@ impl Params {
         t("iir_stale", 0, 64, 1),
         t("counter_move", 0, 1, 1),
         t("lmr_distract", 0, 1, 1),
+        t("ample_pct", 0, 100, 5),
         t("mcp_scale", 0, 1000, 10),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
@@ -319,6 +327,7 @@ impl Params {
             "iir_stale" => self.iir_stale as i64,
             "counter_move" => self.counter_move as i64,
             "lmr_distract" => self.lmr_distract as i64,
+            "ample_pct" => self.ample_pct as i64,
             "mcp_scale" => self.mcp_scale as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
@@ -375,6 +384,7 @@ impl Params {
             "iir_stale" => self.iir_stale = v,
             "counter_move" => self.counter_move = b,
             "lmr_distract" => self.lmr_distract = b,
+            "ample_pct" => self.ample_pct = v,
             "mcp_scale" => self.mcp_scale = v,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,

@@ -207,10 +207,15 @@ impl Searcher {
                 break;
             }
             if let Some(t) = limits.soft_time {
-                let t = if limits.adaptive {
-                    adapt_time(t, limits.hard_time, changes, self.last_score, score)
-                } else {
-                    t
+                let ample = self.params.ample_pct > 0 && limits.ample;
+                let t = match (limits.hard_time, ample) {
+                    // Nothing to save time for: deepen until this share
+                    // of the hard limit.
+                    (Some(h), true) => h * self.params.ample_pct as u32 / 100,
+                    _ if limits.adaptive => {
+                        adapt_time(t, limits.hard_time, changes, self.last_score, score)
+                    }
+                    _ => t,
                 };
                 if elapsed >= t {
                     break;

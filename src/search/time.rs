@@ -85,6 +85,7 @@ impl Clock {
         limits.hard_time = Some(ms(maximum));
         limits.soft_time = Some(ms(optimum.max(1)));
         limits.adaptive = true;
+        limits.ample = ample;
         limits
     }
 }
