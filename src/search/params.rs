@@ -197,7 +197,7 @@ impl Default for Params {
             iir_stale: 0,
             counter_move: false,
             lmr_distract: false,
-            ample_pct: 0,
+            ample_pct: 90,
             mcp_scale: 118,
             tt: true,
             vcf_depth: 24,
