@@ -193,7 +193,7 @@ impl Default for Params {
             hist_gravity: false,
             lmr_pv: false,
             width_ply: 0,
-            iir_depth: 0,
+            iir_depth: 4,
             iir_stale: 0,
             counter_move: false,
             lmr_distract: false,
