@@ -47,6 +47,14 @@ impl Pos {
         self.0 as usize / STRIDE
     }
 
+    /// The Chebyshev (king-move) distance to `other`.
+    #[inline]
+    pub fn distance(self, other: Pos) -> usize {
+        self.x()
+            .abs_diff(other.x())
+            .max(self.y().abs_diff(other.y()))
+    }
+
     /// Parses one move of "pos" notation: a letter for x (`a` = 0) and the
     /// row number y + 1, e.g. `h8` = (7, 7).
     pub fn parse_pos(s: &str) -> Result<Pos, ParseError> {

@@ -24,11 +24,7 @@ pub fn recent_moves(board: &Board) -> [Option<Pos>; 2] {
 #[inline]
 pub fn policy_features(board: &Board, me: Color, p: Pos, recent: [Option<Pos>; 2]) -> [usize; 5] {
     let opp = me.opposite();
-    let dist = |q: Option<Pos>| {
-        q.map_or(7, |q| {
-            p.x().abs_diff(q.x()).max(p.y().abs_diff(q.y())).clamp(1, 8) - 1
-        })
-    };
+    let dist = |q: Option<Pos>| q.map_or(7, |q| p.distance(q).clamp(1, 8) - 1);
     [
         2 * board.code(me, p),
         2 * board.code(opp, p) + 1,

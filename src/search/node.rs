@@ -458,7 +458,7 @@ impl Searcher {
         if !self.params.lmr_distract || ply < 2 || !board.counter_four(p) {
             return 0;
         }
-        let far = |q: Option<Pos>| q.is_some_and(|q| chebyshev(p, q) > 4) as i32;
+        let far = |q: Option<Pos>| q.is_some_and(|q| p.distance(q) > 4) as i32;
         far(self.played[ply - 1]) + far(self.played[ply - 2])
     }
 
@@ -494,11 +494,6 @@ impl Searcher {
         }
         r
     }
-}
-
-/// The Chebyshev (king-move) distance of two cells.
-fn chebyshev(a: Pos, b: Pos) -> usize {
-    a.x().abs_diff(b.x()).max(a.y().abs_diff(b.y()))
 }
 
 /// `1024 * ln(x)`, rounded, for x up to 64 (late-move reductions).
