@@ -131,7 +131,7 @@ impl Searcher {
         let mut best = -WIN;
         let mut best_move = None;
         let mut child = Pv::new();
-        let prune_from = self.prune_from(forced || pv_node || ply == 0, depth);
+        let prune_from = self.prune_from(forced || pv_node || ply == 0, depth, ply);
         // The moves searched that did not cut (history's malus).
         let mut tried: ArrayVec<Pos, 64> = ArrayVec::new();
         for (i, m) in moves.iter().enumerate() {
@@ -170,8 +170,10 @@ impl Searcher {
                     &mut child,
                 );
                 if score > alpha && r > 0 {
-                    score =
-                        -self.negamax(board, new_depth, -alpha - 1, -alpha, ply + 1, &mut child);
+                    let d = self.research_depth(new_depth, score, best);
+                    if d > new_depth - r {
+                        score = -self.negamax(board, d, -alpha - 1, -alpha, ply + 1, &mut child);
+                    }
                 }
                 if score > alpha && score < beta {
                     score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
@@ -259,14 +261,20 @@ impl Searcher {
     /// either is unknown.
     #[inline]
     pub(super) fn improving(&self, ply: usize) -> bool {
-        let Some(e) = self.evals[ply] else {
-            return false;
-        };
+        self.trend(ply) == Some(true)
+    }
+
+    /// The node's trend: whether its static value is above that of our
+    /// last node with one (two plies up, else four), `None` when either
+    /// is unknown.
+    #[inline]
+    pub(super) fn trend(&self, ply: usize) -> Option<bool> {
+        let e = self.evals[ply]?;
         let before = [2, 4]
             .iter()
             .filter(|&&k| ply >= k)
-            .find_map(|&k| self.evals[ply - k]);
-        before.is_some_and(|b| e > b)
+            .find_map(|&k| self.evals[ply - k])?;
+        Some(e > before)
     }
 
     /// Internal iterative reduction (see
@@ -313,7 +321,8 @@ impl Searcher {
         let inner = ply > 0 && depth >= 1;
         let null_window = beta - alpha == 1;
         let prunes = null_window && depth <= p.rfp_depth.max(p.razor_depth);
-        self.evals[ply] = if inner && (prunes || p.rfp_improving || p.lmr_improving) {
+        let trend = p.rfp_improving || p.lmr_improving || p.mcp_improving > 0;
+        self.evals[ply] = if inner && (prunes || trend) {
             board.quiet_eval(&self.eval)
         } else {
             None
@@ -439,13 +448,38 @@ impl Searcher {
     }
 
     /// Move-count pruning: the index from which quiet moves are skipped
-    /// (never at the root, at PV nodes or forced nodes: `exempt`).
+    /// (never at the root, at PV nodes or forced nodes: `exempt`); with
+    /// `mcp_improving`, later at an improving node and sooner at one that
+    /// is not.
     #[inline]
-    fn prune_from(&self, exempt: bool, depth: i32) -> usize {
-        if exempt || self.params.mcp_scale <= 0 {
-            usize::MAX
+    pub(super) fn prune_from(&self, exempt: bool, depth: i32, ply: usize) -> usize {
+        let p = &self.params;
+        if exempt || p.mcp_scale <= 0 {
+            return usize::MAX;
+        }
+        let shift = match (p.mcp_improving > 0, self.trend(ply)) {
+            (true, Some(true)) => p.mcp_improving,
+            (true, Some(false)) => -p.mcp_improving,
+            _ => 0,
+        };
+        move_count_limit(depth, (p.mcp_scale + shift).max(1))
+    }
+
+    /// The depth of the full-depth re-search of a reduced move that beat
+    /// alpha with `score` (see [`super::params::Params::lmr_deeper`]): a
+    /// ply deeper when it beat the node's best so far by the margin, a ply
+    /// shallower when it barely did.
+    #[inline]
+    pub(super) fn research_depth(&self, new_depth: i32, score: i32, best: i32) -> i32 {
+        let m = self.params.lmr_deeper;
+        if m <= 0 || is_decisive(score) || is_decisive(best) {
+            new_depth
+        } else if score > best + m {
+            new_depth + 1
+        } else if score < best + m / 8 {
+            new_depth - 1
         } else {
-            move_count_limit(depth, self.params.mcp_scale)
+            new_depth
         }
     }
 

@@ -135,6 +135,17 @@ pub struct Params {
     /// `(3 + depth^1.32) * mcp_scale / 200` on are skipped unless they make
     /// a three or a four (0: off).
     pub mcp_scale: i32,
+    /// Move-count pruning by trend (0: off): at a node whose static value
+    /// and that of our last node are both known, the scale is
+    /// `mcp_scale + mcp_improving` when it is improving and
+    /// `mcp_scale - mcp_improving` when it is not (Rapfi halves the count
+    /// of a node that is not improving).
+    pub mcp_improving: i32,
+    /// Late-move reductions' re-search (0: off): a reduced move that beats
+    /// alpha is searched again a ply deeper when it beat the node's best
+    /// by `lmr_deeper`, a ply shallower when by less than an eighth of it
+    /// (Stockfish's and Rapfi's rule).
+    pub lmr_deeper: i32,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
     /// Threat search: most attacker moves in one VCF line.
@@ -199,6 +210,8 @@ impl Default for Params {
             lmr_distract: false,
             ample_pct: 90,
             mcp_scale: 118,
+            mcp_improving: 0,
+            lmr_deeper: 0,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2015,
@@ -258,7 +271,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 38] = [
+    pub const TUNABLES: [Tunable; 40] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -286,6 +299,8 @@ impl Params {
         t("lmr_distract", 0, 1, 1),
         t("ample_pct", 0, 100, 5),
         t("mcp_scale", 0, 1000, 10),
+        t("mcp_improving", 0, 500, 10),
+        t("lmr_deeper", 0, 1000, 10),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
         t("vcf_nodes", 0, 1_000_000, 200),
@@ -329,6 +344,8 @@ impl Params {
             "lmr_distract" => self.lmr_distract as i64,
             "ample_pct" => self.ample_pct as i64,
             "mcp_scale" => self.mcp_scale as i64,
+            "mcp_improving" => self.mcp_improving as i64,
+            "lmr_deeper" => self.lmr_deeper as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
             "vcf_nodes" => self.vcf_nodes as i64,
@@ -386,6 +403,8 @@ impl Params {
             "lmr_distract" => self.lmr_distract = b,
             "ample_pct" => self.ample_pct = v,
             "mcp_scale" => self.mcp_scale = v,
+            "mcp_improving" => self.mcp_improving = v,
+            "lmr_deeper" => self.lmr_deeper = v,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,
             "vcf_nodes" => self.vcf_nodes = value as u64,

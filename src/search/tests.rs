@@ -1025,3 +1025,43 @@ fn a_far_four_that_blocks_nothing_is_reduced_under_a_three() {
     s.params.lmr_distract = false;
     assert_eq!(s.distract_reduction(&b, at("k12"), ply), 0, "off");
 }
+
+#[test]
+fn move_count_pruning_follows_the_trend() {
+    let params = Params {
+        mcp_improving: 50,
+        ..Params::default()
+    };
+    let mut s = Searcher::new(params, 1 << 16);
+    let (depth, ply) = (6, 4);
+    let plain = move_count_limit(depth, s.params.mcp_scale);
+    // Unknown values: the plain limit.
+    assert_eq!(s.prune_from(false, depth, ply), plain);
+    s.evals[ply - 2] = Some(10);
+    s.evals[ply] = Some(20);
+    let up = s.prune_from(false, depth, ply);
+    assert_eq!(up, move_count_limit(depth, s.params.mcp_scale + 50));
+    s.evals[ply] = Some(10);
+    let down = s.prune_from(false, depth, ply);
+    assert_eq!(down, move_count_limit(depth, s.params.mcp_scale - 50));
+    assert!(down < plain && plain < up, "{down} {plain} {up}");
+    assert_eq!(s.prune_from(true, depth, ply), usize::MAX, "exempt");
+    s.params.mcp_improving = 0;
+    assert_eq!(s.prune_from(false, depth, ply), plain, "off");
+}
+
+#[test]
+fn a_reduced_move_that_beats_the_best_by_far_is_searched_deeper() {
+    let params = Params {
+        lmr_deeper: 80,
+        ..Params::default()
+    };
+    let mut s = Searcher::new(params, 1 << 16);
+    let best = 30;
+    assert_eq!(s.research_depth(5, best + 81, best), 6, "far above");
+    assert_eq!(s.research_depth(5, best + 40, best), 5, "above");
+    assert_eq!(s.research_depth(5, best + 5, best), 4, "barely above");
+    assert_eq!(s.research_depth(5, WIN - 10, best), 5, "a win");
+    s.params.lmr_deeper = 0;
+    assert_eq!(s.research_depth(5, best + 81, best), 5, "off");
+}
