@@ -149,6 +149,46 @@ pub fn generate_with<S: CellScorer>(
     NodeKind::Quiet
 }
 
+/// After a quiet node's list was cut to its best, adds back our fours
+/// that the cut dropped, when the opponent threatens to win with its next
+/// move by a four-three or a double open three (a threat that does not
+/// force the node, see [`generate_with`]): such a four is the
+/// counter-attack, and with it the tree, not the ordering, decides whether
+/// our own threats come first. Returns how many were added.
+pub fn add_fours<S: CellScorer>(
+    board: &mut Board,
+    scorer: &S,
+    excluded: &[Pos],
+    out: &mut Vec<ScoredMove>,
+) -> usize {
+    let me = board.side_to_move();
+    let opp = me.opposite();
+    if board.count(opp, Class::Block4Flex3) == 0 && board.count(opp, Class::Flex3x2) == 0 {
+        return 0;
+    }
+    let mut listed = Bitboard::EMPTY;
+    for m in out.iter() {
+        listed.set(m.pos);
+    }
+    for &p in excluded {
+        listed.set(p);
+    }
+    let before = out.len();
+    for p in (board.candidates() & !listed).iter() {
+        if board.class(me, p) >= Class::Block4 && !is_banned(board, me, p) {
+            out.push(ScoredMove {
+                pos: p,
+                score: scorer.score(board, p),
+            });
+        }
+    }
+    let added = out.len() - before;
+    if added > 0 {
+        sort_moves(out);
+    }
+    added
+}
+
 /// Does `opp` (not to move) have a four-three point that would win if the
 /// side to move let it be: no open-four point (that comes first), and a
 /// rule under which the shape wins ([`four_three_counts`])?
@@ -441,5 +481,49 @@ mod tests {
         assert!(!moves.contains(&Pos::new(7, 7)));
         let (_, moves) = gen(Rule::Freestyle, "f8a1g8a15h6o1h7o15");
         assert_eq!(moves[0], Pos::new(7, 7));
+    }
+
+    #[test]
+    fn a_threatened_quiet_node_gets_back_the_fours_the_cut_dropped() {
+        // From a game against Wine: white b5 threatens b8 (a four-three)
+        // and black's four f6 starts a win by fours (f6 f5 f9 f10 g10). An
+        // ordering that ranks fours last cuts it from a quiet list.
+        let moves = "i12l9g11e5k6g9e6d6h11c7f4e7f8d7f7b7a7b5";
+        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+        let f6 = Pos::parse_pos("f6").unwrap();
+        assert!(b.count(Color::White, Class::Block4Flex3) > 0);
+        let fours_last = |b: &Board, p: Pos| -(b.class(b.side_to_move(), p) as i32);
+        let mut out = Vec::new();
+        let kind = generate(&mut b, &fours_last, 6, &[], &mut out);
+        assert_eq!(kind, NodeKind::Quiet);
+        assert!(out.iter().all(|m| m.pos != f6));
+        let added = add_fours(&mut b, &fours_last, &[], &mut out);
+        assert!(added >= 1);
+        assert_eq!(out.len(), 6 + added);
+        assert!(out.iter().any(|m| m.pos == f6));
+        // Every black four is listed now, each once; the list is sorted.
+        let fours = b
+            .candidates()
+            .iter()
+            .filter(|&p| b.class(Color::Black, p) >= Class::Block4)
+            .count();
+        let listed = out
+            .iter()
+            .filter(|m| b.class(Color::Black, m.pos) >= Class::Block4)
+            .count();
+        assert_eq!(listed, fours);
+        assert!(out.windows(2).all(|w| w[0].score >= w[1].score));
+        // Excluded cells stay out; nothing is added twice.
+        let mut again = out.clone();
+        assert_eq!(add_fours(&mut b, &fours_last, &[], &mut again), 0);
+        let mut out = Vec::new();
+        generate(&mut b, &fours_last, 6, &[], &mut out);
+        add_fours(&mut b, &fours_last, &[f6], &mut out);
+        assert!(out.iter().all(|m| m.pos != f6));
+        // Without a threat of the opponent's, nothing is added.
+        let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8").unwrap();
+        let mut out = Vec::new();
+        generate(&mut b, &fours_last, 2, &[], &mut out);
+        assert_eq!(add_fours(&mut b, &fours_last, &[], &mut out), 0);
     }
 }

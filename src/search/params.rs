@@ -72,6 +72,11 @@ pub struct Params {
     /// only our fours and the cells that take it away are searched, as
     /// against an open three: the node is forced.
     pub defend_four_three: bool,
+    /// At a quiet node where the opponent threatens a four-three or a
+    /// double open three (a win on its next move that does not force the
+    /// node), our fours that the width cut dropped are searched too: the
+    /// counter-attack the ordering may rank low.
+    pub keep_fours: bool,
     /// Reverse futility pruning: at a non-PV node of depth at most
     /// `rfp_depth` with no opponent threat, return the static value when
     /// it beats beta by `rfp_margin` a ply.
@@ -195,6 +200,7 @@ impl Default for Params {
             razor_margin: 80,
             static_four_three: true,
             defend_four_three: false,
+            keep_fours: false,
             rfp_depth: 4,
             rfp_margin: 93,
             rfp_improving: false,
@@ -271,7 +277,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 40] = [
+    pub const TUNABLES: [Tunable; 41] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -284,6 +290,7 @@ impl Params {
         t("razor_margin", 0, 1000, 10),
         t("static_four_three", 0, 1, 1),
         t("defend_four_three", 0, 1, 1),
+        t("keep_fours", 0, 1, 1),
         t("rfp_depth", 0, 64, 1),
         t("rfp_margin", 0, 1000, 10),
         t("rfp_improving", 0, 1, 1),
@@ -329,6 +336,7 @@ impl Params {
             "razor_margin" => self.razor_margin as i64,
             "static_four_three" => self.static_four_three as i64,
             "defend_four_three" => self.defend_four_three as i64,
+            "keep_fours" => self.keep_fours as i64,
             "rfp_depth" => self.rfp_depth as i64,
             "rfp_margin" => self.rfp_margin as i64,
             "rfp_improving" => self.rfp_improving as i64,
@@ -388,6 +396,7 @@ impl Params {
             "razor_margin" => self.razor_margin = v,
             "static_four_three" => self.static_four_three = b,
             "defend_four_three" => self.defend_four_three = b,
+            "keep_fours" => self.keep_fours = b,
             "rfp_depth" => self.rfp_depth = v,
             "rfp_margin" => self.rfp_margin = v,
             "rfp_improving" => self.rfp_improving = b,

@@ -8,7 +8,7 @@ use super::{Searcher, WIN};
 use crate::board::rules::find_class;
 use crate::board::Board;
 use crate::eval::Evaluator;
-use crate::movegen::{generate_with, NodeKind, ScoredMove};
+use crate::movegen::{add_fours, generate_with, NodeKind, ScoredMove};
 use crate::pattern::Class;
 use crate::solver::{four_three_wins, three_three_wins};
 use crate::types::Pos;
@@ -148,14 +148,18 @@ impl SearchNode for Board {
     ) -> NodeKind {
         let me = self.side_to_move();
         let scorer = Scorer::new(self, params, eval.policy(self.rule(), me), me);
-        generate_with(
+        let kind = generate_with(
             self,
             &scorer,
             width,
             excluded,
             params.defend_four_three,
             out,
-        )
+        );
+        if params.keep_fours && kind == NodeKind::Quiet {
+            add_fours(self, &scorer, excluded, out);
+        }
+        kind
     }
 
     fn make(&mut self, m: Pos) {
