@@ -189,6 +189,37 @@ pub fn add_fours<S: CellScorer>(
     added
 }
 
+/// Appends every candidate not in `out` (nor excluded, nor forbidden),
+/// sorted among themselves, after the moves already there: the rest of a
+/// quiet node, for when every move its cut kept has lost. Returns how
+/// many were added.
+pub fn add_rest<S: CellScorer>(
+    board: &mut Board,
+    scorer: &S,
+    excluded: &[Pos],
+    out: &mut Vec<ScoredMove>,
+) -> usize {
+    let me = board.side_to_move();
+    let mut listed = Bitboard::EMPTY;
+    for m in out.iter() {
+        listed.set(m.pos);
+    }
+    for &p in excluded {
+        listed.set(p);
+    }
+    let before = out.len();
+    for p in (board.candidates() & !listed).iter() {
+        if !is_banned(board, me, p) {
+            out.push(ScoredMove {
+                pos: p,
+                score: scorer.score(board, p),
+            });
+        }
+    }
+    sort_moves(&mut out[before..]);
+    out.len() - before
+}
+
 /// Does `opp` (not to move) have a four-three point that would win if the
 /// side to move let it be: no open-four point (that comes first), and a
 /// rule under which the shape wins ([`four_three_counts`])?
@@ -525,5 +556,27 @@ mod tests {
         let mut out = Vec::new();
         generate(&mut b, &fours_last, 2, &[], &mut out);
         assert_eq!(add_fours(&mut b, &fours_last, &[], &mut out), 0);
+    }
+
+    #[test]
+    fn the_rest_of_a_quiet_node_comes_after_its_kept_moves() {
+        let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8g7").unwrap();
+        let mut out = Vec::new();
+        generate(&mut b, &by_class, 3, &[], &mut out);
+        let kept = out.clone();
+        let out_cell = b
+            .candidates()
+            .iter()
+            .find(|p| kept.iter().all(|m| m.pos != *p))
+            .unwrap();
+        let added = add_rest(&mut b, &by_class, &[out_cell], &mut out);
+        assert_eq!(&out[..3], &kept[..], "the kept moves stay first, in order");
+        assert_eq!(added, b.candidates().count() as usize - 4);
+        assert!(out[3..].windows(2).all(|w| w[0].score >= w[1].score));
+        assert!(out.iter().all(|m| m.pos != out_cell), "excluded");
+        let mut cells: Vec<Pos> = out.iter().map(|m| m.pos).collect();
+        cells.sort_by_key(|p| p.index());
+        cells.dedup();
+        assert_eq!(cells.len(), out.len(), "each once");
     }
 }

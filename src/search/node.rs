@@ -134,8 +134,29 @@ impl Searcher {
         let prune_from = self.prune_from(forced || pv_node || ply == 0, depth, ply);
         // The moves searched that did not cut (history's malus).
         let mut tried: ArrayVec<Pos, 64> = ArrayVec::new();
-        for (i, m) in moves.iter().enumerate() {
-            let p = m.pos;
+        // With `widen_lost`, a quiet node whose kept moves all lost goes on
+        // with the rest of its candidates (once).
+        let mut widen = self.params.widen_lost && kind == NodeKind::Quiet;
+        let mut next = 0;
+        loop {
+            if next == moves.len() {
+                if !widen || best > -WIN_MIN {
+                    break;
+                }
+                widen = false;
+                let out: &[Pos] = if ply == 0 {
+                    &self.root_excluded
+                } else {
+                    skip.as_slice()
+                };
+                board.widen(&self.params, &self.eval, out, &mut moves);
+                if next == moves.len() {
+                    break;
+                }
+            }
+            let i = next;
+            next += 1;
+            let p = moves[i].pos;
             if i >= prune_from && best > -WIN_MIN && !board.is_tactical(p) {
                 continue;
             }

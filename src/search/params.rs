@@ -77,6 +77,12 @@ pub struct Params {
     /// node), our fours that the width cut dropped are searched too: the
     /// counter-attack the ordering may rank low.
     pub keep_fours: bool,
+    /// When every move a quiet node's width cut kept has lost, the rest of
+    /// its candidates are searched too, until one does not lose: the cut
+    /// may have dropped the only defence (a block far from the threat's
+    /// cells, which the ordering ranks low), and a node that loses only
+    /// for that makes the tree claim a win that is not there.
+    pub widen_lost: bool,
     /// Reverse futility pruning: at a non-PV node of depth at most
     /// `rfp_depth` with no opponent threat, return the static value when
     /// it beats beta by `rfp_margin` a ply.
@@ -201,6 +207,7 @@ impl Default for Params {
             static_four_three: true,
             defend_four_three: false,
             keep_fours: false,
+            widen_lost: false,
             rfp_depth: 4,
             rfp_margin: 93,
             rfp_improving: false,
@@ -277,7 +284,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 41] = [
+    pub const TUNABLES: [Tunable; 42] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -291,6 +298,7 @@ impl Params {
         t("static_four_three", 0, 1, 1),
         t("defend_four_three", 0, 1, 1),
         t("keep_fours", 0, 1, 1),
+        t("widen_lost", 0, 1, 1),
         t("rfp_depth", 0, 64, 1),
         t("rfp_margin", 0, 1000, 10),
         t("rfp_improving", 0, 1, 1),
@@ -337,6 +345,7 @@ impl Params {
             "static_four_three" => self.static_four_three as i64,
             "defend_four_three" => self.defend_four_three as i64,
             "keep_fours" => self.keep_fours as i64,
+            "widen_lost" => self.widen_lost as i64,
             "rfp_depth" => self.rfp_depth as i64,
             "rfp_margin" => self.rfp_margin as i64,
             "rfp_improving" => self.rfp_improving as i64,
@@ -397,6 +406,7 @@ impl Params {
             "static_four_three" => self.static_four_three = b,
             "defend_four_three" => self.defend_four_three = b,
             "keep_fours" => self.keep_fours = b,
+            "widen_lost" => self.widen_lost = b,
             "rfp_depth" => self.rfp_depth = v,
             "rfp_margin" => self.rfp_margin = v,
             "rfp_improving" => self.rfp_improving = b,

@@ -8,7 +8,7 @@ use super::{Searcher, WIN};
 use crate::board::rules::find_class;
 use crate::board::Board;
 use crate::eval::Evaluator;
-use crate::movegen::{add_fours, generate_with, NodeKind, ScoredMove};
+use crate::movegen::{add_fours, add_rest, generate_with, NodeKind, ScoredMove};
 use crate::pattern::Class;
 use crate::solver::{four_three_wins, three_three_wins};
 use crate::types::Pos;
@@ -57,6 +57,16 @@ pub trait SearchNode {
         excluded: &[Pos],
         out: &mut Vec<ScoredMove>,
     ) -> NodeKind;
+    /// Appends the rest of a quiet node's candidates to `out`, after the
+    /// moves already there (see [`super::params::Params::widen_lost`]).
+    fn widen(
+        &mut self,
+        _params: &Params,
+        _eval: &Evaluator,
+        _excluded: &[Pos],
+        _out: &mut Vec<ScoredMove>,
+    ) {
+    }
     fn make(&mut self, m: Pos);
     fn unmake(&mut self);
 }
@@ -160,6 +170,18 @@ impl SearchNode for Board {
             add_fours(self, &scorer, excluded, out);
         }
         kind
+    }
+
+    fn widen(
+        &mut self,
+        params: &Params,
+        eval: &Evaluator,
+        excluded: &[Pos],
+        out: &mut Vec<ScoredMove>,
+    ) {
+        let me = self.side_to_move();
+        let scorer = Scorer::new(self, params, eval.policy(self.rule(), me), me);
+        add_rest(self, &scorer, excluded, out);
     }
 
     fn make(&mut self, m: Pos) {

@@ -1065,3 +1065,30 @@ fn a_reduced_move_that_beats_the_best_by_far_is_searched_deeper() {
     s.params.lmr_deeper = 0;
     assert_eq!(s.research_depth(5, best + 81, best), 5, "off");
 }
+
+#[test]
+fn a_quiet_node_whose_kept_moves_all_lose_searches_the_rest() {
+    // From a game against Rapfi: after white e14, black's only defence
+    // e15 is ranked low; with a narrow cut every kept move loses and the
+    // node is scored lost, which made the tree claim a win for white.
+    let moves = "k9g11f11i11h9g10g9i9i10j11j8h12i7h6f10h8k11g13j10k10m9l10g12h13i12f12f13e14";
+    let search = |widen_lost: bool| {
+        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+        let params = Params {
+            width: 4,
+            widen_lost,
+            solve_share: 0,
+            refute_share: 0,
+            ..Params::default()
+        };
+        let mut s = Searcher::new(params, 1 << 16);
+        s.eval.attach(&mut b);
+        let mut pv = Pv::new();
+        let v = s.negamax(&mut b, 4, -WIN, WIN, 1, &mut pv);
+        (v, pv)
+    };
+    let (narrow, _) = search(false);
+    assert!(narrow <= -WIN_MIN, "the cut loses: {narrow}");
+    let (wide, pv) = search(true);
+    assert!(wide > -WIN_MIN, "a defence found: {wide} {pv:?}");
+}
