@@ -247,7 +247,29 @@ impl Searcher {
                 return self.allowed_answer(board, r);
             }
         }
+        // The search leaves `refute_reserve` of the limits to the check of
+        // its move; the check, and a search again without the move, have
+        // the whole of them.
+        let reserve = match self.params.refute_share {
+            0 => 0,
+            _ => self.params.refute_reserve.min(50),
+        };
+        if reserve > 0 {
+            let keep = |x: u64| x * (100 - reserve as u64) / 100;
+            self.limits.nodes = limits.nodes.map(|n| keep(n).max(1));
+            self.limits.hard_time = limits.hard_time.map(|t| t * (100 - reserve) / 100);
+            if let (Some(s), Some(h)) = (self.limits.soft_time, self.limits.hard_time) {
+                self.limits.soft_time = Some(s.min(h));
+            }
+        }
         let result = self.iterate_threads(board, &mut report);
+        if reserve > 0 {
+            self.limits = limits.clone();
+            // Stopped by the reduced limits, not by a stop from outside.
+            if !self.stop.load(std::sync::atomic::Ordering::Relaxed) {
+                self.stopped = false;
+            }
+        }
         let mut result = self.refute_loop(board, result, &mut report);
         result.nodes = self.nodes();
         self.allowed_answer(board, result)

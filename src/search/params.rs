@@ -175,6 +175,11 @@ pub struct Params {
     /// Threat solver after the search: percent of the limits spent on the
     /// opponent's threats after the chosen move (0: off).
     pub refute_share: u32,
+    /// Percent of the time and node limits the search leaves unspent for
+    /// that check (0: none). Without it a search that runs into its hard
+    /// limit, as it does with `ample_pct`, leaves the check no time and
+    /// it is skipped.
+    pub refute_reserve: u32,
     /// Most moves set aside because the opponent wins by threats after them.
     pub refute_tries: u32,
     /// Run the refute check on a move the tree scores as a win too: a
@@ -232,6 +237,7 @@ impl Default for Params {
             forced_free: 4,
             solve_share: 8,
             refute_share: 15,
+            refute_reserve: 0,
             refute_tries: 3,
             refute_wins: true,
             solve_threats: 6,
@@ -284,7 +290,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 42] = [
+    pub const TUNABLES: [Tunable; 43] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -323,6 +329,7 @@ impl Params {
         t("forced_free", 0, 64, 1),
         t("solve_share", 0, 100, 2),
         t("refute_share", 0, 100, 2),
+        t("refute_reserve", 0, 50, 2),
         t("refute_tries", 0, 16, 1),
         t("refute_wins", 0, 1, 1),
         t("solve_threats", 0, 64, 1),
@@ -370,6 +377,7 @@ impl Params {
             "forced_free" => self.forced_free as i64,
             "solve_share" => self.solve_share as i64,
             "refute_share" => self.refute_share as i64,
+            "refute_reserve" => self.refute_reserve as i64,
             "refute_tries" => self.refute_tries as i64,
             "refute_wins" => self.refute_wins as i64,
             "solve_threats" => self.solve_threats as i64,
@@ -431,6 +439,7 @@ impl Params {
             "forced_free" => self.forced_free = n,
             "solve_share" => self.solve_share = v as u32,
             "refute_share" => self.refute_share = v as u32,
+            "refute_reserve" => self.refute_reserve = v as u32,
             "refute_tries" => self.refute_tries = v as u32,
             "refute_wins" => self.refute_wins = b,
             "solve_threats" => self.solve_threats = v as u32,

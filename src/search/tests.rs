@@ -3,6 +3,7 @@ use crate::board::rules::is_banned;
 use crate::movegen::NodeKind;
 use crate::pattern::Class;
 use crate::perft::position_from_moves;
+use crate::solver::{Outcome, SolveLimits, Solver};
 use crate::types::{Color, Rule};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -1091,4 +1092,45 @@ fn a_quiet_node_whose_kept_moves_all_lose_searches_the_rest() {
     assert!(narrow <= -WIN_MIN, "the cut loses: {narrow}");
     let (wide, pv) = search(true);
     assert!(wide > -WIN_MIN, "a defence found: {wide} {pv:?}");
+}
+
+/// From a game lost to Rapfi: l6 looks best to the search, and the
+/// opponent wins after it by a VCT of 7 plies (h9 f7 k12 ...) that the
+/// solver finds in a few hundred nodes. A search that spends its whole
+/// node limit leaves the check no budget; with `refute_reserve` the check
+/// runs and sets l6 aside.
+#[test]
+fn the_refute_check_keeps_its_share_of_a_node_limit() {
+    let moves =
+        "i9g9j9j10g6i8k8k9i10l7i11h11h6l8j7i6i4h5g4g5h4j4f5e4e6d7j5h3i12i13f8f6l9h13h12e9f9j6g8";
+    let l6 = Pos::parse_pos("l6").unwrap();
+    let search = |refute_reserve: u32| {
+        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+        let params = Params {
+            refute_reserve,
+            ..Params::default()
+        };
+        let mut s = Searcher::new(params, 1 << 22);
+        let r = s.search(&mut b, &Limits::nodes(100_000), |_| {});
+        (r, s.nodes())
+    };
+    let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+    let opponent_wins = |b: &mut Board, m: Pos| {
+        b.make(m);
+        let limits = SolveLimits {
+            max_threats: 6,
+            nodes: 20_000,
+            ..SolveLimits::default()
+        };
+        let won = matches!(Solver::new().solve(b, &limits).outcome, Outcome::Win(_));
+        b.unmake();
+        won
+    };
+    assert!(opponent_wins(&mut b, l6));
+    let (spent, _) = search(0);
+    assert_eq!(spent.best, Some(l6), "the whole limit spent, no check");
+    let (checked, nodes) = search(15);
+    assert_ne!(checked.best, Some(l6), "set aside");
+    assert!(checked.best.is_some());
+    assert!(nodes <= 101_000, "within the limit: {nodes}");
 }
