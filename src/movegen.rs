@@ -166,23 +166,9 @@ pub fn add_fours<S: CellScorer>(
     if board.count(opp, Class::Block4Flex3) == 0 && board.count(opp, Class::Flex3x2) == 0 {
         return 0;
     }
-    let mut listed = Bitboard::EMPTY;
-    for m in out.iter() {
-        listed.set(m.pos);
-    }
-    for &p in excluded {
-        listed.set(p);
-    }
-    let before = out.len();
-    for p in (board.candidates() & !listed).iter() {
-        if board.class(me, p) >= Class::Block4 && !is_banned(board, me, p) {
-            out.push(ScoredMove {
-                pos: p,
-                score: scorer.score(board, p),
-            });
-        }
-    }
-    let added = out.len() - before;
+    let added = add_unlisted(board, scorer, excluded, out, |b, p| {
+        b.class(me, p) >= Class::Block4
+    });
     if added > 0 {
         sort_moves(out);
     }
@@ -199,24 +185,35 @@ pub fn add_rest<S: CellScorer>(
     excluded: &[Pos],
     out: &mut Vec<ScoredMove>,
 ) -> usize {
+    let before = out.len();
+    let added = add_unlisted(board, scorer, excluded, out, |_, _| true);
+    sort_moves(&mut out[before..]);
+    added
+}
+
+/// Appends, unsorted, the candidates not already in `out` nor excluded
+/// that the side to move may play and `wanted` keeps; returns how many.
+fn add_unlisted<S: CellScorer>(
+    board: &mut Board,
+    scorer: &S,
+    excluded: &[Pos],
+    out: &mut Vec<ScoredMove>,
+    wanted: impl Fn(&Board, Pos) -> bool,
+) -> usize {
     let me = board.side_to_move();
     let mut listed = Bitboard::EMPTY;
-    for m in out.iter() {
-        listed.set(m.pos);
-    }
-    for &p in excluded {
+    for p in out.iter().map(|m| m.pos).chain(excluded.iter().copied()) {
         listed.set(p);
     }
     let before = out.len();
     for p in (board.candidates() & !listed).iter() {
-        if !is_banned(board, me, p) {
+        if wanted(board, p) && !is_banned(board, me, p) {
             out.push(ScoredMove {
                 pos: p,
                 score: scorer.score(board, p),
             });
         }
     }
-    sort_moves(&mut out[before..]);
     out.len() - before
 }
 
