@@ -66,7 +66,8 @@ fn a_stop_before_the_search_starts_still_stops_it() {
     // The stop does not carry over to the next command: a short search
     // still answers with a move of its own.
     e.send("INFO timeout_turn 300\nTURN 9,9");
-    assert!(parse_move(&e.reply()).is_some());
+    let r = e.reply();
+    assert!(parse_move(&r).is_some(), "{r}");
 }
 
 #[test]
