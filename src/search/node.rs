@@ -144,12 +144,12 @@ impl Searcher {
                     break;
                 }
                 widen = false;
-                let out: &[Pos] = if ply == 0 {
+                let excluded: &[Pos] = if ply == 0 {
                     &self.root_excluded
                 } else {
                     skip.as_slice()
                 };
-                board.widen(&self.params, &self.eval, out, &mut moves);
+                board.widen(&self.params, &self.eval, excluded, &mut moves);
                 if next == moves.len() {
                     break;
                 }

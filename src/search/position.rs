@@ -156,8 +156,7 @@ impl SearchNode for Board {
         excluded: &[Pos],
         out: &mut Vec<ScoredMove>,
     ) -> NodeKind {
-        let me = self.side_to_move();
-        let scorer = Scorer::new(self, params, eval.policy(self.rule(), me), me);
+        let scorer = scorer(self, params, eval);
         let kind = generate_with(
             self,
             &scorer,
@@ -179,8 +178,7 @@ impl SearchNode for Board {
         excluded: &[Pos],
         out: &mut Vec<ScoredMove>,
     ) {
-        let me = self.side_to_move();
-        let scorer = Scorer::new(self, params, eval.policy(self.rule(), me), me);
+        let scorer = scorer(self, params, eval);
         add_rest(self, &scorer, excluded, out);
     }
 
@@ -191,4 +189,11 @@ impl SearchNode for Board {
     fn unmake(&mut self) {
         Board::unmake(self)
     }
+}
+
+/// The ordering of the side to move's cells (its learned table where the
+/// rule has one).
+fn scorer<'a>(board: &Board, params: &'a Params, eval: &'a Evaluator) -> Scorer<'a> {
+    let me = board.side_to_move();
+    Scorer::new(board, params, eval.policy(board.rule(), me), me)
 }
