@@ -327,3 +327,107 @@ fn the_milestone_script_refuses_bad_settings() {
         assert!(err.contains(says), "{key}={value}: {err}");
     }
 }
+
+/// `scripts/versus.sh`, the A/B test against an outside engine on the
+/// tuning book: two settings of the binary each play the same seeded
+/// opening against Wine, and the paired comparison is printed.
+#[test]
+fn the_versus_script_pairs_two_settings_on_the_same_openings() {
+    let Some(dir) = sparring() else { return };
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let out = scratch("versus");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/versus.sh");
+    let run = || {
+        Command::new("bash")
+            .arg(&script)
+            .arg("versus-test")
+            .arg(BIN)
+            .arg(format!("env TENGEN_PARAMS=width=10 {BIN}"))
+            .arg("wine")
+            .env("SPARRING", &dir)
+            .env("OUT", &out)
+            .env("GAMES", "4")
+            .env("CHUNK", "1")
+            .env("TURN_MS", "100")
+            .env("CONCURRENCY", "1")
+            .output()
+            .expect("run the script")
+    };
+    let r = run();
+    let text =
+        String::from_utf8_lossy(&r.stdout).into_owned() + &String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{text}");
+    for side in ["base vs wine: ", "new  vs wine: "] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(side))
+            .unwrap_or_else(|| panic!("no line {side:?}:\n{text}"));
+        assert!(line.contains(", 4 games;"), "{line}");
+    }
+    assert!(
+        text.contains("new - base: ") && text.contains("(95%, 2 openings paired)"),
+        "{text}"
+    );
+    // Two chunks of one opening each, drawn from the tuning book; both
+    // sides played the same openings.
+    for chunk in ["chunk0000", "chunk0001"] {
+        let opening = std::fs::read_to_string(out.join(format!("{chunk}.pos.txt"))).unwrap();
+        assert_eq!(opening.lines().count(), 1, "{opening}");
+        for side in ["base", "new"] {
+            let sgf = std::fs::read_to_string(out.join(format!("{chunk}.{side}.sgf"))).unwrap();
+            assert_eq!(sgf.matches("(;").count(), 2, "{sgf}");
+        }
+    }
+    let new_side = std::fs::read_to_string(out.join("new.sh")).unwrap();
+    assert!(new_side.contains("TENGEN_PARAMS=width=10"), "{new_side}");
+    // Run again: every chunk is done, so nothing is replayed and the same
+    // comparison comes back.
+    let again = run();
+    let text2 = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert!(again.status.success());
+    assert_eq!(
+        text2.lines().find(|l| l.starts_with("new - base")),
+        text.lines().find(|l| l.starts_with("new - base"))
+    );
+}
+
+/// The versus script refuses bad settings with a clear message, before it
+/// plays anything.
+#[test]
+fn the_versus_script_refuses_bad_settings() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/versus.sh");
+    for (key, value, partner, says) in [
+        ("GAMES", "3", "rapfi", "GAMES must be even"),
+        ("GAMES", "ten", "rapfi", "GAMES must be a whole number"),
+        ("CHUNK", "0", "rapfi", "CHUNK at least 1"),
+        ("RULE", "caro", "rapfi", "no tuning book"),
+        ("RULE", "renju", "wine", "wine plays freestyle only"),
+        ("SIZE", "20", "pentazen", "pentazen plays 15x15 only"),
+        ("GAMES", "4", "embryo", "PARTNER must be"),
+        ("SPARRING", "/nonexistent", "rapfi", "no c-gomoku-cli"),
+    ] {
+        let r = Command::new("bash")
+            .arg(&script)
+            .arg("bad")
+            .arg(BIN)
+            .arg(BIN)
+            .arg(partner)
+            .env(key, value)
+            .env("GAMES", if key == "GAMES" { value } else { "4" })
+            .env("OUT", std::env::temp_dir().join("tengen-versus-bad"))
+            .output()
+            .expect("run the script");
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{key}={value} {partner}: {err}");
+        assert!(err.contains(says), "{key}={value} {partner}: {err}");
+    }
+    let r = Command::new("bash")
+        .arg(&script)
+        .arg("a name")
+        .arg(BIN)
+        .arg(BIN)
+        .output()
+        .expect("run the script");
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("letters, digits"));
+}
