@@ -175,6 +175,41 @@ pub fn add_fours<S: CellScorer>(
     added
 }
 
+/// After a quiet node's list was cut to its best, adds back the cells the
+/// cut dropped where the side to move makes a double threat that wins
+/// unless the opponent can answer with fours: a double open three, a
+/// four-three or an open four (with `theirs`, also the cells where the
+/// opponent would make one: taking such a cell is a defence). The
+/// learned ordering ranks a double three low when the opponent has a four
+/// to answer with, and the tree, not the ordering, must find whether that
+/// four saves it. The list is sorted again; returns how many were added.
+pub fn add_threats<S: CellScorer>(
+    board: &mut Board,
+    scorer: &S,
+    excluded: &[Pos],
+    theirs: bool,
+    out: &mut Vec<ScoredMove>,
+) -> usize {
+    let me = board.side_to_move();
+    let opp = me.opposite();
+    let double = |c: Class| matches!(c, Class::Flex3x2 | Class::Block4Flex3 | Class::Flex4);
+    let any = |c: Color| {
+        [Class::Flex3x2, Class::Block4Flex3, Class::Flex4]
+            .iter()
+            .any(|&k| board.count(c, k) > 0)
+    };
+    if !(any(me) || (theirs && any(opp))) {
+        return 0;
+    }
+    let added = add_unlisted(board, scorer, excluded, out, |b, p| {
+        double(b.class(me, p)) || (theirs && double(b.class(opp, p)))
+    });
+    if added > 0 {
+        sort_moves(out);
+    }
+    added
+}
+
 /// Appends every candidate not in `out` (nor excluded, nor forbidden),
 /// sorted among themselves, after the moves already there: the rest of a
 /// quiet node, for when every move its cut kept has lost. Returns how
@@ -553,6 +588,62 @@ mod tests {
         let mut out = Vec::new();
         generate(&mut b, &fours_last, 2, &[], &mut out);
         assert_eq!(add_fours(&mut b, &fours_last, &[], &mut out), 0);
+    }
+
+    #[test]
+    fn a_quiet_node_gets_back_the_double_threats_the_cut_dropped() {
+        // From a game lost to Rapfi: after white f6, black's f4 makes two
+        // open threes (d4 . f4 g4 and f4 . h6 i7) and wins in 5 plies, but
+        // white has fours to answer with, so the node is quiet and an
+        // ordering that ranks such a cell low cuts it.
+        let moves = "j5h5d4h9g4h7h6f7g6g7i7f6";
+        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+        let f4 = Pos::parse_pos("f4").unwrap();
+        assert_eq!(b.class(Color::Black, f4), Class::Flex3x2);
+        let threats_last = |b: &Board, p: Pos| -(b.class(b.side_to_move(), p) as i32);
+        let mut out = Vec::new();
+        assert_eq!(
+            generate(&mut b, &threats_last, 6, &[], &mut out),
+            NodeKind::Quiet
+        );
+        assert!(out.iter().all(|m| m.pos != f4));
+        let added = add_threats(&mut b, &threats_last, &[], false, &mut out);
+        assert!(added >= 1);
+        assert_eq!(out.len(), 6 + added);
+        // Every cell of a double threat for black is listed, each once;
+        // the list is sorted.
+        let double = |c: Class| matches!(c, Class::Flex3x2 | Class::Block4Flex3 | Class::Flex4);
+        for p in b.candidates().iter() {
+            let n = out.iter().filter(|m| m.pos == p).count();
+            if double(b.class(Color::Black, p)) {
+                assert_eq!(n, 1, "{p}");
+            }
+        }
+        assert!(out.windows(2).all(|w| w[0].score >= w[1].score));
+        let mut again = out.clone();
+        assert_eq!(
+            add_threats(&mut b, &threats_last, &[], false, &mut again),
+            0
+        );
+        // Excluded cells stay out.
+        let mut out = Vec::new();
+        generate(&mut b, &threats_last, 6, &[], &mut out);
+        add_threats(&mut b, &threats_last, &[f4], false, &mut out);
+        assert!(out.iter().all(|m| m.pos != f4));
+        // With `theirs`, white's double-threat cells come too.
+        let mut out = Vec::new();
+        generate(&mut b, &threats_last, 6, &[], &mut out);
+        add_threats(&mut b, &threats_last, &[], true, &mut out);
+        for p in b.candidates().iter() {
+            if double(b.class(Color::White, p)) || double(b.class(Color::Black, p)) {
+                assert!(out.iter().any(|m| m.pos == p), "{p}");
+            }
+        }
+        // Where neither side has such a cell, nothing is added.
+        let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8").unwrap();
+        let mut out = Vec::new();
+        generate(&mut b, &threats_last, 2, &[], &mut out);
+        assert_eq!(add_threats(&mut b, &threats_last, &[], true, &mut out), 0);
     }
 
     #[test]

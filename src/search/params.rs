@@ -77,6 +77,11 @@ pub struct Params {
     /// node), our fours that the width cut dropped are searched too: the
     /// counter-attack the ordering may rank low.
     pub keep_fours: bool,
+    /// At a quiet node, the cells the width cut dropped where the side to
+    /// move makes a double threat (a double open three, a four-three, an
+    /// open four) are searched too; at 2, also the cells where the
+    /// opponent would make one (see [`crate::movegen::add_threats`]).
+    pub keep_threats: u32,
     /// When every move a quiet node's width cut kept has lost, the rest of
     /// its candidates are searched too, until one does not lose: the cut
     /// may have dropped the only defence (a block far from the threat's
@@ -213,6 +218,7 @@ impl Default for Params {
             static_four_three: true,
             defend_four_three: false,
             keep_fours: false,
+            keep_threats: 0,
             widen_lost: false,
             rfp_depth: 4,
             rfp_margin: 93,
@@ -291,7 +297,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 43] = [
+    pub const TUNABLES: [Tunable; 44] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -305,6 +311,7 @@ impl Params {
         t("static_four_three", 0, 1, 1),
         t("defend_four_three", 0, 1, 1),
         t("keep_fours", 0, 1, 1),
+        t("keep_threats", 0, 2, 1),
         t("widen_lost", 0, 1, 1),
         t("rfp_depth", 0, 64, 1),
         t("rfp_margin", 0, 1000, 10),
@@ -353,6 +360,7 @@ impl Params {
             "static_four_three" => self.static_four_three as i64,
             "defend_four_three" => self.defend_four_three as i64,
             "keep_fours" => self.keep_fours as i64,
+            "keep_threats" => self.keep_threats as i64,
             "widen_lost" => self.widen_lost as i64,
             "rfp_depth" => self.rfp_depth as i64,
             "rfp_margin" => self.rfp_margin as i64,
@@ -441,6 +449,7 @@ impl Params {
             "solve_share" => self.solve_share = v as u32,
             "refute_share" => self.refute_share = v as u32,
             "refute_reserve" => self.refute_reserve = v as u32,
+            "keep_threats" => self.keep_threats = v as u32,
             "refute_tries" => self.refute_tries = v as u32,
             "refute_wins" => self.refute_wins = b,
             "solve_threats" => self.solve_threats = v as u32,

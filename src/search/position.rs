@@ -8,7 +8,7 @@ use super::{Searcher, WIN};
 use crate::board::rules::find_class;
 use crate::board::Board;
 use crate::eval::Evaluator;
-use crate::movegen::{add_fours, add_rest, generate_with, NodeKind, ScoredMove};
+use crate::movegen::{add_fours, add_rest, add_threats, generate_with, NodeKind, ScoredMove};
 use crate::pattern::Class;
 use crate::solver::{four_three_wins, three_three_wins};
 use crate::types::Pos;
@@ -167,6 +167,9 @@ impl SearchNode for Board {
         );
         if params.keep_fours && kind == NodeKind::Quiet {
             add_fours(self, &scorer, excluded, out);
+        }
+        if params.keep_threats > 0 && kind == NodeKind::Quiet {
+            add_threats(self, &scorer, excluded, params.keep_threats > 1, out);
         }
         kind
     }
