@@ -24,6 +24,7 @@ if [ $# -lt 1 ]; then
   exit 2
 fi
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/sparring-lib.sh"
 engine=$(realpath "$1")
 rule=${RULE:-freestyle}
 size=${SIZE:-15}
@@ -32,18 +33,8 @@ turn=${TURN_MS:-200}
 match=${MATCH_S:-0}
 first=${FIRST:-1}
 sparring=$(realpath "${SPARRING:-$root/../shared/sparring}")
-case "$rule/$size" in
-  freestyle/15) book=f15 code=0 ;;
-  freestyle/20) book=f20 code=0 ;;
-  standard/15) book=s15 code=1 ;;
-  renju/15) book=r15 code=4 ;;
-  *) echo "error: no held-out book and partner for $rule on ${size}x$size" >&2; exit 2 ;;
-esac
-for v in GAMES="$games" TURN_MS="$turn" MATCH_S="$match" FIRST="$first" CONCURRENCY="${CONCURRENCY:-2}"; do
-  case "${v#*=}" in
-    '' | *[!0-9]*) echo "error: ${v%%=*} must be a whole number, not '${v#*=}'" >&2; exit 2 ;;
-  esac
-done
+book_and_code "$rule" "$size" held-out
+whole_numbers GAMES="$games" TURN_MS="$turn" MATCH_S="$match" FIRST="$first" CONCURRENCY="${CONCURRENCY:-2}"
 if [ "$first" -lt 1 ]; then
   echo "error: FIRST counts from 1" >&2
   exit 2

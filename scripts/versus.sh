@@ -34,6 +34,7 @@ case "$name" in
   *[!A-Za-z0-9._-]* | "") echo "error: NAME '$name': letters, digits, '.', '_' and '-' only" >&2; exit 2 ;;
 esac
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/sparring-lib.sh"
 rule=${RULE:-freestyle}
 size=${SIZE:-15}
 games=${GAMES:-200}
@@ -43,18 +44,8 @@ conc=${CONCURRENCY:-2}
 seed=${SEED:-$(printf %s "$name" | cksum | cut -d' ' -f1)}
 sparring=$(realpath "${SPARRING:-$root/../shared/sparring}")
 out=${OUT:-$root/runs/versus-$name}
-case "$rule/$size" in
-  freestyle/15) book=f15 code=0 ;;
-  freestyle/20) book=f20 code=0 ;;
-  standard/15) book=s15 code=1 ;;
-  renju/15) book=r15 code=4 ;;
-  *) echo "error: no tuning book and partner for $rule on ${size}x$size" >&2; exit 2 ;;
-esac
-for v in GAMES="$games" TURN_MS="$turn" CHUNK="$chunk" CONCURRENCY="$conc" SEED="$seed"; do
-  case "${v#*=}" in
-    '' | *[!0-9]*) echo "error: ${v%%=*} must be a whole number, not '${v#*=}'" >&2; exit 2 ;;
-  esac
-done
+book_and_code "$rule" "$size" tuning
+whole_numbers GAMES="$games" TURN_MS="$turn" CHUNK="$chunk" CONCURRENCY="$conc" SEED="$seed"
 if [ $((games % 2)) -ne 0 ] || [ "$games" -lt 2 ] || [ "$chunk" -lt 1 ]; then
   echo "error: GAMES must be even and at least 2, CHUNK at least 1" >&2
   exit 2

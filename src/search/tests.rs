@@ -1102,15 +1102,19 @@ fn a_quiet_node_whose_kept_moves_all_lose_searches_the_rest() {
 fn a_double_three_the_cut_dropped_is_searched_with_keep_threats() {
     let moves = "j5h5d4h9g4h7h6f7g6g7i7";
     let f6 = Pos::parse_pos("f6").unwrap();
-    let search = |keep_threats: u32| {
-        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+    // The position and a searcher with the switch at `keep_threats`.
+    let setup = |keep_threats: u32| {
+        let b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
         let params = Params {
             keep_threats,
             solve_share: 0,
             refute_share: 0,
             ..Params::default()
         };
-        let mut s = Searcher::new(params, 1 << 20);
+        (b, Searcher::new(params, 1 << 20))
+    };
+    let search = |keep_threats: u32| {
+        let (mut b, mut s) = setup(keep_threats);
         s.search(&mut b, &Limits::depth(8), |_| {})
     };
     let blind = search(0);
@@ -1122,14 +1126,7 @@ fn a_double_three_the_cut_dropped_is_searched_with_keep_threats() {
     // Below the root (white to move, f6 searched with a null window), the
     // cut hides black's win; kept, the win is found.
     let after_f6 = |keep_threats: u32| {
-        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
-        let params = Params {
-            keep_threats,
-            solve_share: 0,
-            refute_share: 0,
-            ..Params::default()
-        };
-        let mut s = Searcher::new(params, 1 << 20);
+        let (mut b, mut s) = setup(keep_threats);
         s.eval.attach(&mut b);
         b.make(f6);
         let mut pv = Pv::new();
