@@ -101,3 +101,28 @@ fn analyze_scores_a_solved_win_as_a_win() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{mv}: {}", text(&o));
 }
+
+/// A reader that has gone (`pbrain-tengen solve ... | head -0`) ends the
+/// subcommands quietly, with status 0 and no panic, where `println!`
+/// would panic on the broken pipe. The pipe's reading end is closed
+/// before the program starts, so its first write fails.
+#[test]
+fn a_closed_stdout_ends_the_subcommands_quietly() {
+    for args in [
+        &["solve", "--moves", LOST, "--max-threats", "4"][..],
+        &["analyze", "--moves", "h8i9", "--depth", "3"][..],
+        &["bench", "--depth", "2"][..],
+    ] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let o = Command::new(env!("CARGO_BIN_EXE_pbrain-tengen"))
+            .args(args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .expect("run pbrain-tengen");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

@@ -70,6 +70,8 @@ pub fn run_bench(a: BenchArgs, setup: Setup) -> ExitCode {
     };
     match r {
         Ok(_) => ExitCode::SUCCESS,
+        // A reader that went away (`| head`): quietly, as `outln!` does.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
@@ -91,9 +93,10 @@ pub fn run_perft(a: PerftArgs) -> ExitCode {
         } else {
             0
         };
-        println!(
+        outln!(
             "perft {d}: {} leaves, {} moves, {rate} moves/s",
-            count.leaves, count.moves
+            count.leaves,
+            count.moves
         );
     }
     ExitCode::SUCCESS

@@ -264,7 +264,7 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
     }
     match r {
         Ok(s) => {
-            println!(
+            outln!(
                 "{} games, {} positions: black won {}, white won {}, {} draws, in {:.1} s -> {}",
                 s.games,
                 s.positions,
@@ -389,7 +389,7 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
     if let Err(e) = std::fs::write(&a.out, text) {
         return fail(format!("cannot write {}: {e}", a.out.display()));
     }
-    println!(
+    outln!(
         "{} openings in {:.1} s -> {}",
         openings.len(),
         start.elapsed().as_secs_f64(),
@@ -434,7 +434,7 @@ pub fn run_label(a: LabelArgs, setup: Setup) -> ExitCode {
     if let Err(e) = std::fs::File::create(&a.out).and_then(|mut f| f.write_all(text.as_bytes())) {
         return fail(format!("cannot write {}: {e}", a.out.display()));
     }
-    println!(
+    outln!(
         "{} games, {} positions labelled in {:.1} s -> {}",
         games.len(),
         labels.len(),
@@ -495,7 +495,7 @@ fn run_tune_policy(a: &TuneArgs, rule: Rule, start: Weights, params: &Params) ->
     let mut first = None;
     let mut last = None;
     let (w, temp) = fit(&w0, &train, &validation, &cfg, |t, v| {
-        println!(
+        outln!(
             "epoch {:3}  train loss {:.4} top1 {:.3} top8 {:.3}  validation loss {:.4} top1 {:.3} top8 {:.3}",
             t.epoch, t.loss, t.top1, t.top8, v.loss, v.top1, v.top8
         );
@@ -522,7 +522,7 @@ fn run_tune_policy(a: &TuneArgs, rule: Rule, start: Weights, params: &Params) ->
     if let Err(e) = std::fs::write(&a.out, out.to_text()) {
         return fail(format!("cannot write {}: {e}", a.out.display()));
     }
-    println!("wrote {}", a.out.display());
+    outln!("wrote {}", a.out.display());
     ExitCode::SUCCESS
 }
 
@@ -580,9 +580,11 @@ pub fn run_tune(a: TuneArgs, setup: Setup) -> ExitCode {
         validation.len()
     );
     let r = tune(&start, &train, &validation, &cfg, |e| {
-        println!(
+        outln!(
             "epoch {:3}  train loss {:.6}  validation loss {:.6}",
-            e.epoch, e.train, e.validation
+            e.epoch,
+            e.train,
+            e.validation
         );
     });
     let mut w = r.weights;
@@ -605,7 +607,7 @@ pub fn run_tune(a: TuneArgs, setup: Setup) -> ExitCode {
     if let Err(e) = std::fs::write(&a.out, w.to_text()) {
         return fail(format!("cannot write {}: {e}", a.out.display()));
     }
-    println!("K {:.1}; wrote {}", r.k, a.out.display());
+    outln!("K {:.1}; wrote {}", r.k, a.out.display());
     ExitCode::SUCCESS
 }
 
@@ -796,6 +798,6 @@ pub fn run_spsa(a: SpsaArgs, setup: Setup) -> ExitCode {
         state.draws,
         start.elapsed().as_secs_f64()
     );
-    println!("TENGEN_PARAMS={}", state.values_spec(&cfg));
+    outln!("TENGEN_PARAMS={}", state.values_spec(&cfg));
     ExitCode::SUCCESS
 }

@@ -202,7 +202,7 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
     }
     match runner::run(&cfg, interrupt) {
         Ok(summary) => {
-            print!("{}", runner::report(&summary));
+            out!("{}", runner::report(&summary));
             if summary.interrupted {
                 // Engines of unfinished games may still be running.
                 std::process::exit(130);
@@ -259,6 +259,6 @@ pub fn run_merge(a: MergeArgs) -> ExitCode {
             return fail(format!("cannot write {}: {e}", f.display()));
         }
     }
-    print!("{}", runner::report(&summary));
+    out!("{}", runner::report(&summary));
     ExitCode::SUCCESS
 }

@@ -3,6 +3,22 @@
 //! (analyze, solve), `matches` (match, merge), `bench` (bench, perft) and
 //! `learn` (selfplay, label, tune, opengen, spsa).
 
+/// `println!` for the subcommands' results: a reader that went away
+/// (`| head -1`) ends the program quietly, as it would a C tool, where
+/// `println!` would panic with a broken pipe.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::out_text(format_args!($($arg)*), "\n")
+    };
+}
+
+/// `print!` the same way.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::out_text(format_args!($($arg)*), "")
+    };
+}
+
 mod bench;
 mod learn;
 mod matches;
@@ -177,4 +193,24 @@ pub fn read_game_files(paths: &[PathBuf]) -> Result<Vec<tengen::learn::data::Gam
 pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {msg}");
     ExitCode::from(2)
+}
+
+/// Writes text and `end` on stdout (see `outln!`). A closed pipe exits
+/// with status 0, as ripgrep does; any other write error is an error
+/// message and status 1.
+pub fn out_text(args: std::fmt::Arguments, end: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = out
+        .write_fmt(args)
+        .and_then(|_| out.write_all(end.as_bytes()))
+        .and_then(|_| out.flush());
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => {
+            eprintln!("error: writing to stdout: {e}");
+            std::process::exit(1);
+        }
+    }
 }

@@ -82,16 +82,16 @@ pub fn run_analyze(a: AnalyzeArgs, setup: Setup) -> ExitCode {
     let params = setup.params.for_game(board.rule(), board.width());
     let mut searcher = Searcher::with_eval(params, setup.eval, hash_mib.max(1) << 20);
     searcher.threads = threads;
-    let result = searcher.search(&mut board, &limits, |info| println!("{info}"));
+    let result = searcher.search(&mut board, &limits, |info| outln!("{info}"));
     match result.best {
-        Some(p) => println!(
+        Some(p) => outln!(
             "bestmove {} ({}) score {} nodes {}",
             p.to_pos_string(),
             p,
             result.score,
             result.nodes
         ),
-        None => println!("bestmove none"),
+        None => outln!("bestmove none"),
     }
     ExitCode::SUCCESS
 }
@@ -127,18 +127,18 @@ pub fn run_solve(args: SolveArgs) -> ExitCode {
     match s.outcome {
         Outcome::Win(line) => {
             let moves: Vec<String> = line.iter().map(|p| p.to_pos_string()).collect();
-            println!("win in {} plies: {}", s.plies, moves.join(" "));
-            println!("{cost}");
+            outln!("win in {} plies: {}", s.plies, moves.join(" "));
+            outln!("{cost}");
             ExitCode::SUCCESS
         }
         Outcome::NoWin => {
-            println!("no win");
-            println!("{cost}");
+            outln!("no win");
+            outln!("{cost}");
             ExitCode::from(1)
         }
         Outcome::Unknown => {
-            println!("unknown");
-            println!("{cost}");
+            outln!("unknown");
+            outln!("{cost}");
             ExitCode::from(3)
         }
     }
