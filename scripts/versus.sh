@@ -10,7 +10,8 @@
 #   scripts/versus.sh NAME BASE_CMD NEW_CMD [PARTNER]
 #
 # NAME names the test: its games go to OUT (runs/versus-NAME; run the same
-# command again to resume: finished chunks are kept), and it seeds the
+# command again to resume, or with a larger GAMES to go on: finished
+# chunks are kept, and the openings drawn first stay first), and it seeds the
 # draw of openings from the TUNING part of the development book of the
 # rule and board (never the held-out part: that is for milestones).
 # BASE_CMD and NEW_CMD are command lines, e.g. "env TENGEN_PARAMS=x=1 BIN".
@@ -72,15 +73,32 @@ done
 
 # The openings: a seeded draw without repeats from the tuning part.
 python3 - "$root/openings/tengen_opengen_${book}_tune.pos.txt" "$seed" "$((games / 2))" "$chunk" "$out" <<'PY'
-import random, sys
+import os, random, sys
 path, seed, n, chunk, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 lines = [l for l in open(path).read().splitlines() if l and not l.startswith("#")]
 if n > len(lines):
     sys.exit(f"error: the tuning book has {len(lines)} openings, fewer than {n}")
-picked = random.Random(seed).sample(lines, n)
+# A seeded shuffle, of which the first n: a test made longer (more GAMES)
+# keeps the openings, and the finished chunks, it had.
+random.Random(seed).shuffle(lines)
+picked = lines[:n]
 for i in range(0, n, chunk):
-    with open(f"{out}/chunk{i // chunk:04d}.pos.txt", "w") as f:
-        f.write("\n".join(picked[i:i + chunk]) + "\n")
+    stem = f"{out}/chunk{i // chunk:04d}"
+    text = "\n".join(picked[i:i + chunk]) + "\n"
+    try:
+        same = open(f"{stem}.pos.txt").read() == text
+    except FileNotFoundError:
+        same = False
+    if not same:
+        # New or changed openings: whatever was played on the old ones goes.
+        for side in ("base", "new"):
+            for ext in ("done", "sgf", "msg", "log"):
+                try:
+                    os.remove(f"{stem}.{side}.{ext}")
+                except FileNotFoundError:
+                    pass
+        with open(f"{stem}.pos.txt", "w") as f:
+            f.write(text)
 PY
 
 if [ "$turn" -ge 1000 ]; then tc=100000/$((turn / 1000)); else tc=$(awk -v t="$turn" 'BEGIN { printf "100000/%g", t / 1000 }'); fi

@@ -337,7 +337,7 @@ fn the_versus_script_pairs_two_settings_on_the_same_openings() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let out = scratch("versus");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/versus.sh");
-    let run = || {
+    let run = |games: &str| {
         Command::new("bash")
             .arg(&script)
             .arg("versus-test")
@@ -346,14 +346,14 @@ fn the_versus_script_pairs_two_settings_on_the_same_openings() {
             .arg("wine")
             .env("SPARRING", &dir)
             .env("OUT", &out)
-            .env("GAMES", "4")
+            .env("GAMES", games)
             .env("CHUNK", "1")
             .env("TURN_MS", "100")
             .env("CONCURRENCY", "1")
             .output()
             .expect("run the script")
     };
-    let r = run();
+    let r = run("4");
     let text =
         String::from_utf8_lossy(&r.stdout).into_owned() + &String::from_utf8_lossy(&r.stderr);
     assert!(r.status.success(), "{text}");
@@ -382,13 +382,24 @@ fn the_versus_script_pairs_two_settings_on_the_same_openings() {
     assert!(new_side.contains("TENGEN_PARAMS=width=10"), "{new_side}");
     // Run again: every chunk is done, so nothing is replayed and the same
     // comparison comes back.
-    let again = run();
+    let sgf = |chunk: &str| std::fs::read_to_string(out.join(format!("{chunk}.base.sgf"))).unwrap();
+    let first = sgf("chunk0000");
+    let again = run("4");
     let text2 = String::from_utf8_lossy(&again.stdout).into_owned();
     assert!(again.status.success());
     assert_eq!(
         text2.lines().find(|l| l.starts_with("new - base")),
         text.lines().find(|l| l.starts_with("new - base"))
     );
+    assert_eq!(sgf("chunk0000"), first, "a finished chunk was replayed");
+    // Longer: the openings drawn first stay, their games are kept, and
+    // one more opening is played.
+    let longer = run("6");
+    let text3 = String::from_utf8_lossy(&longer.stdout).into_owned();
+    assert!(longer.status.success(), "{text3}");
+    assert!(text3.contains("(95%, 3 openings paired)"), "{text3}");
+    assert_eq!(sgf("chunk0000"), first, "a finished chunk was replayed");
+    assert_eq!(sgf("chunk0002").matches("(;").count(), 2);
 }
 
 /// The versus script refuses bad settings with a clear message, before it
