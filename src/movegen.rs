@@ -175,6 +175,10 @@ pub fn add_fours<S: CellScorer>(
     added
 }
 
+/// The classes of a double threat: a double open three, a four-three, an
+/// open four or double four (see [`add_threats`]).
+pub const DOUBLE_THREATS: [Class; 3] = [Class::Flex3x2, Class::Block4Flex3, Class::Flex4];
+
 /// After a quiet node's list was cut to its best, adds back the cells the
 /// cut dropped where the side to move makes a double threat that wins
 /// unless the opponent can answer with fours: a double open three, a
@@ -192,12 +196,8 @@ pub fn add_threats<S: CellScorer>(
 ) -> usize {
     let me = board.side_to_move();
     let opp = me.opposite();
-    let double = |c: Class| matches!(c, Class::Flex3x2 | Class::Block4Flex3 | Class::Flex4);
-    let any = |c: Color| {
-        [Class::Flex3x2, Class::Block4Flex3, Class::Flex4]
-            .iter()
-            .any(|&k| board.count(c, k) > 0)
-    };
+    let double = |c: Class| DOUBLE_THREATS.contains(&c);
+    let any = |c: Color| DOUBLE_THREATS.iter().any(|&k| board.count(c, k) > 0);
     if !(any(me) || (theirs && any(opp))) {
         return 0;
     }
@@ -612,7 +612,7 @@ mod tests {
         assert_eq!(out.len(), 6 + added);
         // Every cell of a double threat for black is listed, each once;
         // the list is sorted.
-        let double = |c: Class| matches!(c, Class::Flex3x2 | Class::Block4Flex3 | Class::Flex4);
+        let double = |c: Class| DOUBLE_THREATS.contains(&c);
         for p in b.candidates().iter() {
             let n = out.iter().filter(|m| m.pos == p).count();
             if double(b.class(Color::Black, p)) {
