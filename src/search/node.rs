@@ -364,13 +364,15 @@ impl Searcher {
                 e = t.score;
             }
         }
-        if depth <= self.params.rfp_depth && !is_decisive(beta) {
-            let improving = self.params.rfp_improving && self.improving(ply);
-            if e - self.params.rfp_margin * (depth - improving as i32) >= beta {
+        let p = &self.params;
+        if depth <= p.rfp_depth && !is_decisive(beta) {
+            let improving = p.rfp_improving && self.improving(ply);
+            let margin = (p.rfp_margin * (depth - improving as i32) - p.rfp_base).max(0);
+            if e - margin >= beta {
                 return Some(e);
             }
         }
-        if depth <= self.params.razor_depth && e + self.params.razor_margin * depth < alpha {
+        if depth <= p.razor_depth && e + p.razor_margin * depth < alpha {
             if let Some(v) = board.horizon(self, ply) {
                 return Some(v);
             }

@@ -90,9 +90,11 @@ pub struct Params {
     pub widen_lost: bool,
     /// Reverse futility pruning: at a non-PV node of depth at most
     /// `rfp_depth` with no opponent threat, return the static value when
-    /// it beats beta by `rfp_margin` a ply.
+    /// it beats beta by `rfp_margin` a ply, less `rfp_base` (never below
+    /// 0: Rapfi's margin is 63 (d - 1), nothing at depth 1).
     pub rfp_depth: i32,
     pub rfp_margin: i32,
+    pub rfp_base: i32,
     /// Reverse futility at an improving node (its static value above the
     /// one two plies before, where both are known) asks one ply's margin
     /// less.
@@ -222,6 +224,7 @@ impl Default for Params {
             widen_lost: false,
             rfp_depth: 4,
             rfp_margin: 93,
+            rfp_base: 0,
             rfp_improving: false,
             tt_eval: true,
             lmr_improving: false,
@@ -297,7 +300,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 44] = [
+    pub const TUNABLES: [Tunable; 45] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -315,6 +318,7 @@ impl Params {
         t("widen_lost", 0, 1, 1),
         t("rfp_depth", 0, 64, 1),
         t("rfp_margin", 0, 1000, 10),
+        t("rfp_base", 0, 1000, 10),
         t("rfp_improving", 0, 1, 1),
         t("tt_eval", 0, 1, 1),
         t("lmr_improving", 0, 1, 1),
@@ -364,6 +368,7 @@ impl Params {
             "widen_lost" => self.widen_lost as i64,
             "rfp_depth" => self.rfp_depth as i64,
             "rfp_margin" => self.rfp_margin as i64,
+            "rfp_base" => self.rfp_base as i64,
             "rfp_improving" => self.rfp_improving as i64,
             "tt_eval" => self.tt_eval as i64,
             "lmr_improving" => self.lmr_improving as i64,
@@ -426,6 +431,7 @@ impl Params {
             "widen_lost" => self.widen_lost = b,
             "rfp_depth" => self.rfp_depth = v,
             "rfp_margin" => self.rfp_margin = v,
+            "rfp_base" => self.rfp_base = v,
             "rfp_improving" => self.rfp_improving = b,
             "tt_eval" => self.tt_eval = b,
             "lmr_improving" => self.lmr_improving = b,

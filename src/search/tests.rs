@@ -678,6 +678,30 @@ fn reverse_futility_asks_one_ply_less_of_an_improving_node() {
 }
 
 #[test]
+fn reverse_futility_base_lowers_the_margin_to_nothing_at_depth_one() {
+    let (mut b, mut s, margin, e) = pruning_setup(Params {
+        rfp_base: 93,
+        rfp_margin: 93,
+        ..Params::default()
+    });
+    assert_eq!(margin, 93);
+    // Depth 1: the margin 93 - 93 = 0, so a beta at the static value
+    // prunes; one above it does not.
+    assert_eq!(s.prune_early(&mut b, 1, e - 1, e, 2, None), Some(e));
+    assert_eq!(s.prune_early(&mut b, 1, e, e + 1, 2, None), None);
+    // Depth 3: 2 plies' margin.
+    let beta = e - 2 * margin;
+    assert_eq!(s.prune_early(&mut b, 3, beta - 1, beta, 2, None), Some(e));
+    assert_eq!(s.prune_early(&mut b, 3, beta, beta + 1, 2, None), None);
+    // Never below 0: a base above the margin prunes no more than at 0.
+    s.params.rfp_base = 500;
+    assert_eq!(s.prune_early(&mut b, 1, e, e + 1, 2, None), None);
+    // Without the base, depth 1 asks a full ply's margin.
+    s.params.rfp_base = 0;
+    assert_eq!(s.prune_early(&mut b, 1, e - 1, e, 2, None), None);
+}
+
+#[test]
 fn a_node_that_is_not_improving_reduces_late_moves_one_ply_more() {
     let params = Params {
         lmr_improving: true,
