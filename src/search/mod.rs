@@ -86,6 +86,9 @@ pub struct Searcher {
     /// Whether the move being searched at each ply makes an open three or
     /// more (kept only for `lmr_attack`).
     attacks: [bool; MAX_PLY],
+    /// Whether the node at each ply is an expected cut node (set by its
+    /// parent before searching it; for `lmr_cut`).
+    cut: [bool; MAX_PLY],
     /// The move being searched at each ply (for `counter_move`).
     played: [Option<Pos>; MAX_PLY],
     /// The counter move of each move, for the side that answers it (kept
@@ -161,6 +164,7 @@ impl Searcher {
             root_depth: 0,
             evals: [None; MAX_PLY],
             attacks: [false; MAX_PLY],
+            cut: [false; MAX_PLY],
             played: [None; MAX_PLY],
             counters: Box::new([[None; CELLS]; 2]),
             history: Box::new([[0; CELLS]; 2]),

@@ -119,6 +119,7 @@ impl Searcher {
         // The move loop.
         let forced = kind == NodeKind::Forced;
         let pv_node = beta - alpha > 1;
+        let cut_node = !pv_node && ply > 0 && self.cut[ply];
         let singular =
             match self.singular_extension(board, &moves, entry, depth, beta, ply, skip, forced) {
                 Ok(e) => e,
@@ -175,13 +176,17 @@ impl Searcher {
                 + if i == 0 { singular } else { 0 };
             let mut score;
             if i == 0 {
+                // The first move of a PV node leads to a PV node; that of
+                // an expected cut node to an expected all node.
+                self.cut[ply + 1] = !pv_node && !cut_node;
                 score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
             } else {
                 let r = if forced {
                     self.distract_reduction(board, p, ply)
                 } else {
-                    self.reduction(depth, i, pv_node, improving, attack)
+                    self.reduction(depth, i, pv_node, improving, attack, cut_node)
                 };
+                self.cut[ply + 1] = true;
                 score = -self.negamax(
                     board,
                     new_depth - r,
@@ -193,10 +198,12 @@ impl Searcher {
                 if score > alpha && r > 0 {
                     let d = self.research_depth(new_depth, score, best);
                     if d > new_depth - r {
+                        self.cut[ply + 1] = !cut_node;
                         score = -self.negamax(board, d, -alpha - 1, -alpha, ply + 1, &mut child);
                     }
                 }
                 if score > alpha && score < beta {
+                    self.cut[ply + 1] = false;
                     score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
                 }
             }
@@ -521,7 +528,8 @@ impl Searcher {
 
     /// The late-move reduction of the move at index `i` of a quiet node;
     /// `attack`: the move goes on with an attack (see
-    /// [`super::params::Params::lmr_attack`]).
+    /// [`super::params::Params::lmr_attack`]); `cut_node`: the node is an
+    /// expected cut node (see [`super::params::Params::lmr_cut`]).
     #[inline]
     pub(super) fn reduction(
         &self,
@@ -530,6 +538,7 @@ impl Searcher {
         pv_node: bool,
         improving: bool,
         attack: bool,
+        cut_node: bool,
     ) -> i32 {
         let p = &self.params;
         let mut r = 0;
@@ -548,6 +557,10 @@ impl Searcher {
         }
         if pv_node && p.lmr_pv {
             r = (r - 1).max(0);
+        }
+        if cut_node && p.lmr_cut > 0 && i >= 1 {
+            // The child keeps at least depth 1.
+            r = (r + p.lmr_cut).min((depth - 2).max(r));
         }
         r
     }

@@ -165,6 +165,12 @@ pub struct Params {
     /// by `lmr_deeper`, a ply shallower when by less than an eighth of it
     /// (Stockfish's and Rapfi's rule).
     pub lmr_deeper: i32,
+    /// Late-move reductions at an expected cut node (0: off): a non-PV
+    /// node reached by a reduced null-window search, or as the first
+    /// child of an expected all node, reduces each move after its first
+    /// by `lmr_cut` plies more (never below depth 1 for the child):
+    /// Stockfish's and Rapfi's cut-node rule (Rapfi +1.8 plies).
+    pub lmr_cut: i32,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
     /// Threat search: most attacker moves in one VCF line.
@@ -240,6 +246,7 @@ impl Default for Params {
             mcp_scale: 118,
             mcp_improving: 40,
             lmr_deeper: 0,
+            lmr_cut: 0,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2015,
@@ -300,7 +307,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 45] = [
+    pub const TUNABLES: [Tunable; 46] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -334,6 +341,7 @@ impl Params {
         t("mcp_scale", 0, 1000, 10),
         t("mcp_improving", 0, 500, 10),
         t("lmr_deeper", 0, 1000, 10),
+        t("lmr_cut", 0, 4, 1),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
         t("vcf_nodes", 0, 1_000_000, 200),
@@ -384,6 +392,7 @@ impl Params {
             "mcp_scale" => self.mcp_scale as i64,
             "mcp_improving" => self.mcp_improving as i64,
             "lmr_deeper" => self.lmr_deeper as i64,
+            "lmr_cut" => self.lmr_cut as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
             "vcf_nodes" => self.vcf_nodes as i64,
@@ -447,6 +456,7 @@ impl Params {
             "mcp_scale" => self.mcp_scale = v,
             "mcp_improving" => self.mcp_improving = v,
             "lmr_deeper" => self.lmr_deeper = v,
+            "lmr_cut" => self.lmr_cut = v,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,
             "vcf_nodes" => self.vcf_nodes = value as u64,

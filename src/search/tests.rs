@@ -709,16 +709,20 @@ fn a_node_that_is_not_improving_reduces_late_moves_one_ply_more() {
     };
     let (d, i) = (params.lmr_depth, params.lmr_index);
     let mut s = Searcher::new(params, 1 << 16);
-    assert_eq!(s.reduction(d, i, false, true, false), 1);
-    assert_eq!(s.reduction(d, i, false, false, false), 2);
-    assert_eq!(s.reduction(d, i, true, false, false), 1, "not at PV nodes");
+    assert_eq!(s.reduction(d, i, false, true, false, false), 1);
+    assert_eq!(s.reduction(d, i, false, false, false, false), 2);
     assert_eq!(
-        s.reduction(d, i - 1, false, false, false),
+        s.reduction(d, i, true, false, false, false),
+        1,
+        "not at PV nodes"
+    );
+    assert_eq!(
+        s.reduction(d, i - 1, false, false, false, false),
         0,
         "not where no reduction is due"
     );
     s.params.lmr_improving = false;
-    assert_eq!(s.reduction(d, i, false, false, false), 1);
+    assert_eq!(s.reduction(d, i, false, false, false, false), 1);
 }
 
 #[test]
@@ -735,21 +739,82 @@ fn an_attack_or_a_pv_node_is_reduced_one_ply_less() {
         set(&mut params, true);
         let (d, i) = (params.lmr_depth, params.lmr_index);
         let mut s = Searcher::new(params, 1 << 16);
-        assert_eq!(s.reduction(d, 2 * i, false, true, false), 2, "{name}");
-        assert_eq!(s.reduction(d, 2 * i, pv, true, attack), 1, "{name}");
-        assert_eq!(s.reduction(d, i, pv, true, attack), 0, "{name}");
         assert_eq!(
-            s.reduction(d, i - 1, pv, true, attack),
+            s.reduction(d, 2 * i, false, true, false, false),
+            2,
+            "{name}"
+        );
+        assert_eq!(s.reduction(d, 2 * i, pv, true, attack, false), 1, "{name}");
+        assert_eq!(s.reduction(d, i, pv, true, attack, false), 0, "{name}");
+        assert_eq!(
+            s.reduction(d, i - 1, pv, true, attack, false),
             0,
             "{name}: never below 0"
         );
         set(&mut s.params, false);
         assert_eq!(
-            s.reduction(d, 2 * i, pv, true, attack),
+            s.reduction(d, 2 * i, pv, true, attack, false),
             2,
             "{name} switched off"
         );
     }
+}
+
+#[test]
+fn an_expected_cut_node_reduces_every_late_move_more_but_keeps_depth_one() {
+    let params = Params {
+        lmr_cut: 1,
+        ..Params::default()
+    };
+    let i = params.lmr_index;
+    let d = params.lmr_depth + 3;
+    let mut s = Searcher::new(params, 1 << 16);
+    assert_eq!(s.reduction(d, i, false, true, false, true), 2);
+    assert_eq!(
+        s.reduction(d, 1, false, true, false, true),
+        1,
+        "from the second move"
+    );
+    assert_eq!(
+        s.reduction(d, 0, false, true, false, true),
+        0,
+        "never the first"
+    );
+    assert_eq!(
+        s.reduction(d, i, false, true, false, false),
+        1,
+        "not elsewhere"
+    );
+    // At depth 2 the child (depth 1) has no ply to give; at depth 3, one.
+    assert_eq!(s.reduction(2, 1, false, true, false, true), 0);
+    assert_eq!(s.reduction(3, 1, false, true, false, true), 1);
+    s.params.lmr_cut = 0;
+    assert_eq!(
+        s.reduction(d, i, false, true, false, true),
+        1,
+        "switched off"
+    );
+}
+
+#[test]
+fn cut_node_reductions_change_the_search_below_the_root() {
+    // The parent marks its children: with the switch on, the expected cut
+    // nodes below the root search another tree.
+    let b = position_from_moves(15, Rule::Freestyle, "f4b7f6d4f7f8c7e6e1d6").unwrap();
+    let nodes = |lmr_cut: i32| {
+        let params = Params {
+            lmr_cut,
+            ..Params::default()
+        };
+        let mut s = Searcher::new(params, 1 << 20);
+        let mut b = b.clone();
+        let r = s.search(&mut b, &Limits::depth(7), |_| {});
+        (r.nodes, r.best.is_some())
+    };
+    let (off, found_off) = nodes(0);
+    let (on, found_on) = nodes(1);
+    assert!(found_off && found_on);
+    assert_ne!(on, off, "the parents' marks never reached a child");
 }
 
 #[test]
@@ -761,17 +826,17 @@ fn table_reductions_grow_with_depth_and_move_number() {
     };
     let s = Searcher::new(params, 1 << 16);
     // ln(8) * ln(8) = 4.32; ln(4) * ln(4) = 1.92; ln(10) * ln(20) = 6.90.
-    assert_eq!(s.reduction(8, 7, false, true, false), 4);
+    assert_eq!(s.reduction(8, 7, false, true, false, false), 4);
     assert_eq!(
-        s.reduction(8, 7, true, true, false),
+        s.reduction(8, 7, true, true, false, false),
         3,
         "one less at a PV node"
     );
-    assert_eq!(s.reduction(4, 3, false, true, false), 1);
-    assert_eq!(s.reduction(10, 19, false, true, false), 6);
+    assert_eq!(s.reduction(4, 3, false, true, false, false), 1);
+    assert_eq!(s.reduction(10, 19, false, true, false, false), 6);
     // Never below depth 1, never the first move.
-    assert_eq!(s.reduction(3, 40, false, true, false), 1);
-    assert_eq!(s.reduction(10, 0, false, true, false), 0);
+    assert_eq!(s.reduction(3, 40, false, true, false, false), 1);
+    assert_eq!(s.reduction(10, 0, false, true, false, false), 0);
     // The step reductions stay the floor.
     let step = Params {
         lmr_log: 10,
@@ -779,7 +844,7 @@ fn table_reductions_grow_with_depth_and_move_number() {
     };
     let (d, i) = (step.lmr_depth, step.lmr_index);
     let s = Searcher::new(step, 1 << 16);
-    assert_eq!(s.reduction(d, i, false, true, false), 1);
+    assert_eq!(s.reduction(d, i, false, true, false, false), 1);
 }
 
 #[test]
