@@ -120,6 +120,7 @@ impl Searcher {
         let forced = kind == NodeKind::Forced;
         let pv_node = beta - alpha > 1;
         let cut_node = !pv_node && ply > 0 && self.cut[ply];
+        let likely_high = self.likely_fail_high(cut_node, forced, depth, beta, ply);
         let singular =
             match self.singular_extension(board, &moves, entry, depth, beta, ply, skip, forced) {
                 Ok(e) => e,
@@ -173,7 +174,8 @@ impl Searcher {
             self.played[ply] = Some(p);
             board.make(p);
             let new_depth = child_depth(kind, moves.len(), depth, self.params.forced_free)
-                + if i == 0 { singular } else { 0 };
+                + if i == 0 { singular } else { 0 }
+                - (likely_high && !board.makes_four(p)) as i32;
             let mut score;
             if i == 0 {
                 // The first move of a PV node leads to a PV node; that of
@@ -493,6 +495,26 @@ impl Searcher {
             _ => 0,
         };
         move_count_limit(depth, (p.mcp_scale + shift).max(1))
+    }
+
+    /// Likely fail-high (see [`super::params::Params::lfh_margin`]): is
+    /// this quiet, expected cut node's static value above beta by the
+    /// margin for its depth?
+    #[inline]
+    pub(super) fn likely_fail_high(
+        &self,
+        cut_node: bool,
+        forced: bool,
+        depth: i32,
+        beta: i32,
+        ply: usize,
+    ) -> bool {
+        let m = self.params.lfh_margin;
+        m > 0
+            && cut_node
+            && !forced
+            && !is_decisive(beta)
+            && self.evals[ply].is_some_and(|e| e >= beta + m * depth)
     }
 
     /// The depth of the full-depth re-search of a reduced move that beat

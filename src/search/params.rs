@@ -171,6 +171,11 @@ pub struct Params {
     /// by `lmr_cut` plies more (never below depth 1 for the child):
     /// Stockfish's and Rapfi's cut-node rule (Rapfi +1.8 plies).
     pub lmr_cut: i32,
+    /// Likely fail-high (0: off): at an expected cut node whose quiet
+    /// static value beats beta by `lfh_margin` a ply, every move that makes
+    /// no four is searched a ply shallower (Rapfi's `likelyFailHigh`, with
+    /// its margin of 15 a ply less 9).
+    pub lfh_margin: i32,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
     /// Threat search: most attacker moves in one VCF line.
@@ -247,6 +252,7 @@ impl Default for Params {
             mcp_improving: 40,
             lmr_deeper: 0,
             lmr_cut: 0,
+            lfh_margin: 0,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2015,
@@ -307,7 +313,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 46] = [
+    pub const TUNABLES: [Tunable; 47] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -342,6 +348,7 @@ impl Params {
         t("mcp_improving", 0, 500, 10),
         t("lmr_deeper", 0, 1000, 10),
         t("lmr_cut", 0, 4, 1),
+        t("lfh_margin", 0, 200, 5),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
         t("vcf_nodes", 0, 1_000_000, 200),
@@ -393,6 +400,7 @@ impl Params {
             "mcp_improving" => self.mcp_improving as i64,
             "lmr_deeper" => self.lmr_deeper as i64,
             "lmr_cut" => self.lmr_cut as i64,
+            "lfh_margin" => self.lfh_margin as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
             "vcf_nodes" => self.vcf_nodes as i64,
@@ -457,6 +465,7 @@ impl Params {
             "mcp_improving" => self.mcp_improving = v,
             "lmr_deeper" => self.lmr_deeper = v,
             "lmr_cut" => self.lmr_cut = v,
+            "lfh_margin" => self.lfh_margin = v,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,
             "vcf_nodes" => self.vcf_nodes = value as u64,

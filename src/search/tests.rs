@@ -797,24 +797,62 @@ fn an_expected_cut_node_reduces_every_late_move_more_but_keeps_depth_one() {
 }
 
 #[test]
-fn cut_node_reductions_change_the_search_below_the_root() {
-    // The parent marks its children: with the switch on, the expected cut
-    // nodes below the root search another tree.
+fn cut_node_switches_change_the_search_below_the_root() {
+    // The parent marks its children: with either switch on, the expected
+    // cut nodes below the root search another tree.
     let b = position_from_moves(15, Rule::Freestyle, "f4b7f6d4f7f8c7e6e1d6").unwrap();
-    let nodes = |lmr_cut: i32| {
-        let params = Params {
-            lmr_cut,
-            ..Params::default()
-        };
+    let nodes = |overrides: &str| {
+        let params = Params::with_overrides(overrides).unwrap();
         let mut s = Searcher::new(params, 1 << 20);
         let mut b = b.clone();
         let r = s.search(&mut b, &Limits::depth(7), |_| {});
-        (r.nodes, r.best.is_some())
+        assert!(r.best.is_some(), "{overrides}");
+        r.nodes
     };
-    let (off, found_off) = nodes(0);
-    let (on, found_on) = nodes(1);
-    assert!(found_off && found_on);
-    assert_ne!(on, off, "the parents' marks never reached a child");
+    let off = nodes("");
+    for on in ["lmr_cut=1", "lfh_margin=20"] {
+        assert_ne!(
+            nodes(on),
+            off,
+            "{on}: the parents' marks never reached a child"
+        );
+    }
+}
+
+#[test]
+fn a_likely_fail_high_needs_a_quiet_cut_node_above_beta_by_the_margin() {
+    let params = Params {
+        lfh_margin: 20,
+        ..Params::default()
+    };
+    let mut s = Searcher::new(params, 1 << 16);
+    s.evals[3] = Some(200);
+    // Depth 5: beta 100 plus 5 x 20.
+    assert!(s.likely_fail_high(true, false, 5, 100, 3));
+    assert!(
+        !s.likely_fail_high(true, false, 6, 100, 3),
+        "the margin grows with depth"
+    );
+    assert!(
+        !s.likely_fail_high(false, false, 5, 100, 3),
+        "a cut node only"
+    );
+    assert!(
+        !s.likely_fail_high(true, true, 5, 100, 3),
+        "not a forced node"
+    );
+    assert!(
+        !s.likely_fail_high(true, false, 5, WIN_MIN, 3),
+        "not against a win"
+    );
+    s.evals[3] = None;
+    assert!(
+        !s.likely_fail_high(true, false, 5, 100, 3),
+        "a quiet value only"
+    );
+    s.evals[3] = Some(200);
+    s.params.lfh_margin = 0;
+    assert!(!s.likely_fail_high(true, false, 5, 100, 3), "switched off");
 }
 
 #[test]
