@@ -174,7 +174,8 @@ pub struct Params {
     /// Likely fail-high (0: off): at an expected cut node whose quiet
     /// static value beats beta by `lfh_margin` a ply, every move that makes
     /// no four is searched a ply shallower (Rapfi's `likelyFailHigh`, with
-    /// its margin of 15 a ply less 9).
+    /// its margin of 15 a ply less 9). 20 since an SPRT on the f15 book
+    /// (lfh20-f15-t100: +14.1 +/- 11.5, H1 at game 3396).
     pub lfh_margin: i32,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
@@ -252,7 +253,7 @@ impl Default for Params {
             mcp_improving: 40,
             lmr_deeper: 0,
             lmr_cut: 0,
-            lfh_margin: 0,
+            lfh_margin: 20,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2015,

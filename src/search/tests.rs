@@ -229,6 +229,7 @@ fn alpha_beta_equals_minimax_on_random_positions() {
         razor_depth: 0,
         rfp_depth: 0,
         mcp_scale: 0,
+        lfh_margin: 0,
         width: 5,
         root_width: 6,
         ..Params::default()
@@ -809,8 +810,8 @@ fn cut_node_switches_change_the_search_below_the_root() {
         assert!(r.best.is_some(), "{overrides}");
         r.nodes
     };
-    let off = nodes("");
-    for on in ["lmr_cut=1", "lfh_margin=20"] {
+    let off = nodes("lmr_cut=0,lfh_margin=0");
+    for on in ["lmr_cut=1,lfh_margin=0", "lfh_margin=20"] {
         assert_ne!(
             nodes(on),
             off,
