@@ -175,7 +175,7 @@ impl Searcher {
             board.make(p);
             let new_depth = child_depth(kind, moves.len(), depth, self.params.forced_free)
                 + if i == 0 { singular } else { 0 }
-                - (likely_high && !board.makes_four(p)) as i32;
+                - likely_high as i32;
             let mut score;
             if i == 0 {
                 // The first move of a PV node leads to a PV node; that of

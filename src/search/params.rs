@@ -172,9 +172,9 @@ pub struct Params {
     /// Stockfish's and Rapfi's cut-node rule (Rapfi +1.8 plies).
     pub lmr_cut: i32,
     /// Likely fail-high (0: off): at an expected cut node whose quiet
-    /// static value beats beta by `lfh_margin` a ply, every move that makes
-    /// no four is searched a ply shallower (Rapfi's `likelyFailHigh`, with
-    /// its margin of 15 a ply less 9). 20 since an SPRT on the f15 book
+    /// static value beats beta by `lfh_margin` a ply, every move is
+    /// searched a ply shallower (after Rapfi's `likelyFailHigh`, with its
+    /// margin of 15 a ply less 9; Rapfi spares fours, untested here). 20 since an SPRT on the f15 book
     /// (lfh20-f15-t100: +14.1 +/- 11.5, H1 at game 3396).
     pub lfh_margin: i32,
     /// Use the transposition table (off only to compare with plain minimax).
