@@ -171,11 +171,14 @@ impl Searcher {
                 attack = tactical && i > 0 && !forced && ply >= 2 && self.attacks[ply - 2];
                 self.attacks[ply] = tactical;
             }
+            // Likely fail-high: a ply shallower, but for a four with
+            // `lfh_fours` (read before the move, while the cell is empty).
+            let shallower = likely_high && !(self.params.lfh_fours && board.makes_four(p));
             self.played[ply] = Some(p);
             board.make(p);
             let new_depth = child_depth(kind, moves.len(), depth, self.params.forced_free)
                 + if i == 0 { singular } else { 0 }
-                - likely_high as i32;
+                - shallower as i32;
             let mut score;
             if i == 0 {
                 // The first move of a PV node leads to a PV node; that of

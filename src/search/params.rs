@@ -174,9 +174,13 @@ pub struct Params {
     /// Likely fail-high (0: off): at an expected cut node whose quiet
     /// static value beats beta by `lfh_margin` a ply, every move is
     /// searched a ply shallower (after Rapfi's `likelyFailHigh`, with its
-    /// margin of 15 a ply less 9; Rapfi spares fours, untested here). 20 since an SPRT on the f15 book
-    /// (lfh20-f15-t100: +14.1 +/- 11.5, H1 at game 3396).
+    /// margin of 15 a ply less 9; Rapfi spares fours: `lfh_fours`). 20
+    /// since an SPRT on the f15 book (lfh20-f15-t100: +14.1 +/- 11.5, H1
+    /// at game 3396).
     pub lfh_margin: i32,
+    /// Likely fail-high spares fours (Rapfi's rule): a move that makes a
+    /// four keeps its full depth at such a node.
+    pub lfh_fours: bool,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
     /// Threat search: most attacker moves in one VCF line.
@@ -254,6 +258,7 @@ impl Default for Params {
             lmr_deeper: 0,
             lmr_cut: 0,
             lfh_margin: 20,
+            lfh_fours: false,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2015,
@@ -314,7 +319,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 47] = [
+    pub const TUNABLES: [Tunable; 48] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -350,6 +355,7 @@ impl Params {
         t("lmr_deeper", 0, 1000, 10),
         t("lmr_cut", 0, 4, 1),
         t("lfh_margin", 0, 200, 5),
+        t("lfh_fours", 0, 1, 1),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
         t("vcf_nodes", 0, 1_000_000, 200),
@@ -402,6 +408,7 @@ impl Params {
             "lmr_deeper" => self.lmr_deeper as i64,
             "lmr_cut" => self.lmr_cut as i64,
             "lfh_margin" => self.lfh_margin as i64,
+            "lfh_fours" => self.lfh_fours as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
             "vcf_nodes" => self.vcf_nodes as i64,
@@ -467,6 +474,7 @@ impl Params {
             "lmr_deeper" => self.lmr_deeper = v,
             "lmr_cut" => self.lmr_cut = v,
             "lfh_margin" => self.lfh_margin = v,
+            "lfh_fours" => self.lfh_fours = b,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,
             "vcf_nodes" => self.vcf_nodes = value as u64,

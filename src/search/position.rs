@@ -47,6 +47,11 @@ pub trait SearchNode {
     fn counter_four(&self, _m: Pos) -> bool {
         false
     }
+    /// Would move `m` make a four (or a five) for the side to move? Asked
+    /// before the move is made.
+    fn makes_four(&self, _m: Pos) -> bool {
+        false
+    }
     /// The moves to search, scored for ordering; a quiet node keeps its
     /// best `width`.
     fn generate(
@@ -140,6 +145,10 @@ impl SearchNode for Board {
 
     fn is_tactical(&self, m: Pos) -> bool {
         self.class(self.side_to_move(), m) >= Class::Flex3
+    }
+
+    fn makes_four(&self, m: Pos) -> bool {
+        self.class(self.side_to_move(), m).is_four()
     }
 
     fn counter_four(&self, m: Pos) -> bool {

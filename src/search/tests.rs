@@ -818,6 +818,22 @@ fn cut_node_switches_change_the_search_below_the_root() {
             "{on}: the parents' marks never reached a child"
         );
     }
+    // Sparing fours is read before the move, while the cell is empty: a
+    // check after it (the cell then holds a stone) would spare none.
+    assert_ne!(
+        nodes("lfh_margin=20,lfh_fours=1"),
+        nodes("lfh_margin=20"),
+        "lfh_fours spared no four"
+    );
+}
+
+#[test]
+fn makes_four_is_asked_of_an_empty_cell() {
+    // Black h8 i8 j8, black to move: g8 and k8 make an open four.
+    let b = position_from_moves(15, Rule::Freestyle, "h8a1i8a2j8a3").unwrap();
+    let p = |s: &str| Pos::parse_pos(s).unwrap();
+    assert!(b.makes_four(p("g8")) && b.makes_four(p("k8")));
+    assert!(!b.makes_four(p("h9")) && !b.makes_four(p("o15")));
 }
 
 #[test]
