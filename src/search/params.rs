@@ -538,13 +538,14 @@ fn parse_overrides(spec: &str) -> Result<Vec<(String, i64)>, String> {
     Ok(out)
 }
 
-/// The freestyle set of spsa-f15-b: tuned with the network on 15x15,
-/// kept on 15x15 and, with the network shifted there, on 20x20.
+/// The freestyle set of spsa-f15-b: tuned with the network on 15x15;
+/// played by standard, renju and caro (freestyle plays spsa-f15-c).
 const SPSA_F15_B: &str = "rfp_depth=6,rfp_margin=86,razor_depth=0,razor_margin=85,mcp_scale=112,\
                           lmr_depth=4,lmr_index=4,aspiration=62,vcf_nodes=1868,forced_free=5,\
                           width=14,root_width=18,solve_share=8,refute_share=14";
 
-/// The freestyle 15x15 set of spsa-f15-c: spsa-f15-b retuned, with the
+/// The freestyle set of spsa-f15-c (15x15, and 20x20 with the network
+/// shifted): spsa-f15-b retuned, with the
 /// later pruning (`mcp_improving`, `lfh_margin`, `iir_depth`) in the run,
 /// on 15x15 with the network (48 iterations of 32 pairs at 40000 nodes on
 /// a lent 16-core machine). Its `se_margin` (6) is left out: singular
@@ -584,9 +585,10 @@ pub const TUNED: &[TunedSet] = &[
         // The boards the network plays shifted from 15x15 and this set
         // was tested with (20x20); 21 and 22 keep the defaults.
         sizes: (18, 20),
-        values: SPSA_F15_B,
-        source: "spsa-f15-b on 20x20 with the shifted network; SPRT elo0=0 elo1=10 at 100 ms \
-                 against the defaults (f15b-f20-t100), H1 at game 728, +47.9 +/- 25.5",
+        values: SPSA_F15_C,
+        source: "spsa-f15-c on 20x20 with the shifted network; SPRT elo0=0 elo1=10 at 100 ms \
+                 against spsa-f15-b (f15c-f20-t100), H1 at game 2350, +19.1 +/- 14.1. Before it: \
+                 spsa-f15-b, H1 at game 728, +47.9 +/- 25.5 against the defaults",
     },
     TunedSet {
         rule: Rule::Standard,
@@ -732,15 +734,18 @@ mod tests {
             }
         }
         assert_ne!(Params::for_game(Rule::Freestyle, 15), Params::default());
-        // Freestyle up to 17 wide plays spsa-f15-c; 20x20 and the other
-        // rules spsa-f15-b, which freestyle 15x15 played before.
+        // Freestyle up to 20 wide plays spsa-f15-c; the other rules
+        // spsa-f15-b, which freestyle played before.
         let f15b = Params::with_overrides(SPSA_F15_B).unwrap();
         assert_ne!(Params::for_game(Rule::Freestyle, 15), f15b);
         assert_eq!(
             Params::for_game(Rule::Freestyle, 15),
             Params::with_overrides(SPSA_F15_C).unwrap()
         );
-        assert_eq!(Params::for_game(Rule::Freestyle, 20), f15b);
+        assert_eq!(
+            Params::for_game(Rule::Freestyle, 20),
+            Params::for_game(Rule::Freestyle, 15)
+        );
         assert_eq!(Params::for_game(Rule::Freestyle, 22), Params::default());
         assert_eq!(Params::for_game(Rule::Standard, 15), f15b);
         assert_eq!(Params::for_game(Rule::Renju, 15), f15b);
