@@ -120,6 +120,12 @@ pub struct Searcher {
     root_moves: usize,
     /// The threat solver, for wins and losses by threats at the root.
     solver: crate::solver::Solver,
+    /// The root moves checked against the opponent's threats in this
+    /// search: the move, the share of the limits the check had, and the
+    /// length of the opponent's win if the move lost to it.
+    refute_checked: Vec<(Pos, u32, Option<u32>)>,
+    /// Moves the refute loop has set aside in this search.
+    refute_set_aside: u32,
 }
 
 impl std::fmt::Debug for Searcher {
@@ -183,6 +189,8 @@ impl Searcher {
             last_score: None,
             root_moves: 0,
             solver,
+            refute_checked: Vec::new(),
+            refute_set_aside: 0,
         }
     }
 
@@ -234,6 +242,8 @@ impl Searcher {
             .store(0, std::sync::atomic::Ordering::Relaxed);
         self.next_check = 0;
         self.stopped = false;
+        self.refute_checked.clear();
+        self.refute_set_aside = 0;
         self.eval.attach(board);
         if !board.is_won() && !board.is_full() {
             if let Some(r) = self.solve_root(board) {

@@ -204,6 +204,16 @@ pub struct Params {
     /// limit, as it does with `ample_pct`, leaves the check no time and
     /// it is skipped.
     pub refute_reserve: u32,
+    /// The early refute check (0: off): once a timed search has spent
+    /// `refute_early_at` percent of its hard limit and goes on to a deeper
+    /// iteration (one that may not finish: the check after the search is
+    /// then skipped), the best move so far is checked against the
+    /// opponent's threats with this percent of the limits first. A move
+    /// refuted there ends the deepening and the search runs again without
+    /// it; a move that passes is not checked again.
+    pub refute_early: u32,
+    /// When the early refute check runs: percent of the hard limit spent.
+    pub refute_early_at: u32,
     /// Most moves set aside because the opponent wins by threats after them.
     pub refute_tries: u32,
     /// Run the refute check on a move the tree scores as a win too: a
@@ -267,6 +277,8 @@ impl Default for Params {
             solve_share: 8,
             refute_share: 15,
             refute_reserve: 0,
+            refute_early: 0,
+            refute_early_at: 40,
             refute_tries: 3,
             refute_wins: true,
             solve_threats: 6,
@@ -319,7 +331,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 48] = [
+    pub const TUNABLES: [Tunable; 50] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -364,6 +376,8 @@ impl Params {
         t("solve_share", 0, 100, 2),
         t("refute_share", 0, 100, 2),
         t("refute_reserve", 0, 50, 2),
+        t("refute_early", 0, 100, 1),
+        t("refute_early_at", 0, 100, 5),
         t("refute_tries", 0, 16, 1),
         t("refute_wins", 0, 1, 1),
         t("solve_threats", 0, 64, 1),
@@ -417,6 +431,8 @@ impl Params {
             "solve_share" => self.solve_share as i64,
             "refute_share" => self.refute_share as i64,
             "refute_reserve" => self.refute_reserve as i64,
+            "refute_early" => self.refute_early as i64,
+            "refute_early_at" => self.refute_early_at as i64,
             "refute_tries" => self.refute_tries as i64,
             "refute_wins" => self.refute_wins as i64,
             "solve_threats" => self.solve_threats as i64,
@@ -483,6 +499,8 @@ impl Params {
             "solve_share" => self.solve_share = v as u32,
             "refute_share" => self.refute_share = v as u32,
             "refute_reserve" => self.refute_reserve = v as u32,
+            "refute_early" => self.refute_early = v as u32,
+            "refute_early_at" => self.refute_early_at = v as u32,
             "keep_threats" => self.keep_threats = v as u32,
             "refute_tries" => self.refute_tries = v as u32,
             "refute_wins" => self.refute_wins = b,

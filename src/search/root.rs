@@ -61,12 +61,53 @@ impl Searcher {
     }
 
     /// Does the opponent win by threats after our move `m`? The length of
-    /// their win in plies if so.
+    /// their win in plies if so. A move checked before in this search (by
+    /// the early check) is not checked again unless that check was given
+    /// less and found no win.
     fn refuted(&mut self, board: &mut Board, m: Pos) -> Option<u32> {
+        let share = self.params.refute_share;
+        let known = self.refute_checked.iter().find(|&&(c, _, _)| c == m);
+        if let Some(&(_, had, r)) = known {
+            if had >= share || r.is_some() {
+                return r;
+            }
+        }
+        let r = self.refuted_within(board, m, share);
+        self.refute_checked.push((m, share, r));
+        r
+    }
+
+    /// The early refute check (`params.refute_early`), between two
+    /// iterations of a timed search: does the best move so far lose to
+    /// the opponent's threats? Run once a move, and only when the search
+    /// has spent `refute_early_at` percent of its hard limit.
+    fn refuted_early(&mut self, board: &mut Board, result: &SearchResult) -> bool {
+        let share = self.params.refute_early;
+        let (Some(m), Some(hard)) = (result.best, self.limits.hard_time) else {
+            return false;
+        };
+        let claimed_win = result.score > 0 && self.params.refute_wins;
+        // With no try left, the refute loop could not act on a find.
+        if share == 0
+            || self.params.refute_share == 0
+            || self.refute_set_aside >= self.params.refute_tries
+            || self.helper.is_some()
+            || (is_decisive(result.score) && !claimed_win)
+            || self.refute_checked.iter().any(|&(c, _, _)| c == m)
+            || self.start.elapsed() < hard * self.params.refute_early_at / 100
+        {
+            return false;
+        }
+        let r = self.refuted_within(board, m, share);
+        self.refute_checked.push((m, share, r));
+        r.is_some()
+    }
+
+    fn refuted_within(&mut self, board: &mut Board, m: Pos, share: u32) -> Option<u32> {
         if self.params.refute_share == 0 {
             return None;
         }
-        let limits = self.solver_limits(self.params.refute_share);
+        let limits = self.solver_limits(share);
         board.make(m);
         let won = board.is_won();
         let s = if won {
@@ -103,6 +144,7 @@ impl Searcher {
             };
             log::info!("{m} loses to the opponent's threats: searching again without it");
             self.root_excluded.push(m);
+            self.refute_set_aside += 1;
             let again = self.iterate_threads(board, &mut *report);
             // Every other move loses by force too: the set-aside move, lost
             // only to a threat sequence, is the longer resistance.
@@ -220,6 +262,11 @@ impl Searcher {
                 if elapsed >= t {
                     break;
                 }
+            }
+            // The next iteration may not finish: check the move now, and
+            // leave a refuted one to the refute loop.
+            if self.refuted_early(board, &result) {
+                break;
             }
         }
         result.nodes = self.nodes();

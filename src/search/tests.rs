@@ -1320,3 +1320,80 @@ fn the_refute_check_keeps_its_share_of_a_node_limit() {
     assert!(checked.best.is_some());
     assert!(nodes <= 101_000, "within the limit: {nodes}");
 }
+
+/// The same position on a clock, where the best move of the first
+/// iterations loses to the opponent's threats. The check after the search
+/// sees only the move the deepening ends with; the early check sees the
+/// first one after its iteration and starts again without it, so the
+/// first pass never reaches the depth limit. No move set aside is played.
+#[test]
+fn the_early_refute_check_sets_aside_a_move_before_the_last_iteration() {
+    let moves =
+        "i9g9j9j10g6i8k8k9i10l7i11h11h6l8j7i6i4h5g4g5h4j4f5e4e6d7j5h3i12i13f8f6l9h13h12e9f9j6g8";
+    let search = |refute_early: u32| {
+        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+        let params = Params {
+            solve_share: 0,
+            refute_early,
+            refute_early_at: 0,
+            ..Params::default()
+        };
+        let mut s = Searcher::new(params, 1 << 22);
+        // A depth limit ends the search; the clock, far off, only lets
+        // the early check run and bounds the solver.
+        let limits = Limits {
+            depth: Some(6),
+            hard_time: Some(Duration::from_secs(4)),
+            soft_time: Some(Duration::from_secs(4)),
+            ..Limits::default()
+        };
+        let mut reports = Vec::new();
+        let r = s.search(&mut b, &limits, |i| reports.push((i.depth, i.pv[0])));
+        // Each pass of the deepening, from depth 1: its last best move.
+        let mut passes: Vec<(i32, Pos)> = Vec::new();
+        for &(d, m) in &reports {
+            match passes.last_mut() {
+                Some(last) if d > 1 => *last = (d, m),
+                _ => passes.push((d, m)),
+            }
+        }
+        (r, passes)
+    };
+    let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+    let mut opponent_wins = |m: Pos| {
+        b.make(m);
+        let limits = SolveLimits {
+            max_threats: 6,
+            nodes: 200_000,
+            ..SolveLimits::default()
+        };
+        let won = matches!(
+            Solver::new().solve(&mut b, &limits).outcome,
+            Outcome::Win(_)
+        );
+        b.unmake();
+        won
+    };
+    let (late, late_passes) = search(0);
+    let (early, passes) = search(25);
+    let show = |p: &[(i32, Pos)]| {
+        p.iter()
+            .map(|(d, m)| format!("{d}:{m} "))
+            .collect::<String>()
+    };
+    let (lp, ep) = (show(&late_passes), show(&passes));
+    // Without the early check the first pass runs to the depth limit.
+    assert_eq!(late_passes[0].0, 6, "{lp}");
+    // With it, the first pass ends early on a move that loses.
+    assert!(passes.len() >= 2, "{ep}");
+    assert!(passes[0].0 < 6, "{ep}");
+    for &(_, m) in &passes[..passes.len() - 1] {
+        assert!(opponent_wins(m), "{m} set aside: {ep}");
+        assert_ne!(early.best, Some(m), "{ep}");
+    }
+    assert_eq!(early.depth, 6, "{ep}");
+    for &(_, m) in &late_passes[..late_passes.len() - 1] {
+        assert!(opponent_wins(m), "{m} set aside: {lp}");
+        assert_ne!(late.best, Some(m), "{lp}");
+    }
+}

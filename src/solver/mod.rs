@@ -175,7 +175,10 @@ pub struct Solver {
     limits: SolveLimits,
     attacker: Color,
     nodes: u64,
+    /// The node count at which the clock and the stop flag are read next.
     next_check: u64,
+    /// The node count at which the node and table limits are read next.
+    next_limit_check: u64,
     start: Instant,
     aborted: bool,
     stop: Option<Arc<AtomicBool>>,
@@ -196,6 +199,7 @@ impl Solver {
             attacker: Color::Black,
             nodes: 0,
             next_check: 0,
+            next_limit_check: 0,
             start: Instant::now(),
             aborted: false,
             stop: None,
@@ -235,6 +239,7 @@ impl Solver {
         self.start = Instant::now();
         self.nodes = 0;
         self.next_check = 0;
+        self.next_limit_check = 0;
         self.aborted = false;
         let attacker = board.side_to_move();
         // Keys hold the attacker and the threats left, so every entry
@@ -283,14 +288,22 @@ impl Solver {
         self.table.get(&key).copied().unwrap_or(UNKNOWN)
     }
 
+    /// The clock and the stop flag are read every 128 nodes (about a
+    /// millisecond: a solve inside a timed search must not outlast its
+    /// share by much); the node and table limits every 1024, which fixes
+    /// where a node-limited solve ends.
     fn check_limits(&mut self) {
         if self.nodes < self.next_check {
             return;
         }
-        self.next_check = self.nodes + 1024;
-        if self.nodes >= self.limits.nodes
-            || self.table.len() >= self.limits.max_entries
-            || self.limits.time.is_some_and(|t| self.start.elapsed() >= t)
+        self.next_check = self.nodes + 128;
+        if self.nodes >= self.next_limit_check {
+            self.next_limit_check = self.nodes + 1024;
+            if self.nodes >= self.limits.nodes || self.table.len() >= self.limits.max_entries {
+                self.aborted = true;
+            }
+        }
+        if self.limits.time.is_some_and(|t| self.start.elapsed() >= t)
             || self
                 .stop
                 .as_ref()
