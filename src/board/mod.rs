@@ -148,6 +148,10 @@ pub struct Board {
     acc_history: Vec<[Acc; 2]>,
     /// While above 0, moves leave `acc` alone (see [`Board::pause_acc`]).
     acc_paused: u32,
+    /// The last move is not yet in `acc` (the sums are brought up to date
+    /// when they are read or when the next move is made, so a move taken
+    /// back unevaluated costs no update).
+    acc_pending: bool,
     /// Cells within Chebyshev distance 2 of a stone (stones included).
     area: Bitboard,
     hash: u64,
@@ -188,6 +192,7 @@ impl Board {
             acc: [[0; CHANNELS]; 2],
             acc_history: Vec::new(),
             acc_paused: 0,
+            acc_pending: false,
             area: Bitboard::EMPTY,
             hash: 0,
             side: Color::Black,
@@ -219,6 +224,7 @@ impl Board {
         self.counts = [[0; Class::COUNT]; 2];
         self.values = [[0; 2]; 2];
         self.acc = [[0; CHANNELS]; 2];
+        self.acc_pending = false;
         self.area = Bitboard::EMPTY;
         self.hash = if self.side == Color::White {
             SIDE_KEY
@@ -472,10 +478,26 @@ impl Board {
     }
 
     /// Per colour, the sums of the vectors of [`Board::code_vectors`] over
-    /// the empty cells' codes (zero without them).
+    /// the empty cells' codes (zero without them). A search calls
+    /// [`Board::sync_acc`] first; otherwise the last move's change is
+    /// worked out here each time. During a pause, those of the position at
+    /// the pause.
     #[inline]
-    pub fn acc(&self, c: Color) -> &Acc {
-        &self.acc[c.index()]
+    pub fn acc(&self, c: Color) -> Acc {
+        if self.acc_pending && self.acc_paused == 0 {
+            self.acc_after_last()[c.index()]
+        } else {
+            self.acc[c.index()]
+        }
+    }
+
+    /// Brings the sums up to date with the last move, if they are not.
+    #[inline]
+    pub fn sync_acc(&mut self) {
+        if self.acc_pending && self.acc_paused == 0 {
+            self.update_acc();
+            self.acc_pending = false;
+        }
     }
 
     /// Plays the position again from empty after `change`, so that every
@@ -595,6 +617,8 @@ impl Board {
 
     #[inline(always)]
     fn put<const H: usize>(&mut self, p: Pos, c: Color) {
+        // The last move goes into the sums before this one is made.
+        self.sync_acc();
         let pi = p.index();
         let old = self.pat[pi];
         let (k0, k1) = (self.cls[0][pi], self.cls[1][pi]);
@@ -641,7 +665,7 @@ impl Board {
             self.update_line::<H>(d, key, t, pi);
         }
         if self.code_vectors.is_some() && self.acc_paused == 0 {
-            self.update_acc();
+            self.acc_pending = true;
         }
     }
 
@@ -662,22 +686,30 @@ impl Board {
         self.acc_paused = self.acc_paused.saturating_sub(1);
     }
 
+    /// Adds the last move to the network accumulators, keeping the sums
+    /// before it for `unmake`.
+    fn update_acc(&mut self) {
+        let new = self.acc_after_last();
+        self.acc_history.push(self.acc);
+        self.acc = new;
+    }
+
     crate::simd::avx2_method!(
-        /// Brings the network accumulators up to date after a move, from the
-        /// cells it saved for `unmake` (the stone's cell first): the stone's
-        /// cell leaves the sums, the others move from their saved codes (and
-        /// the classes of those) to their current ones.
+        /// The network accumulators after the last move, from those before
+        /// it and the cells it saved for `unmake` (the stone's cell first):
+        /// the stone's cell leaves the sums, the others move from their
+        /// saved codes (and the classes of those) to their current ones.
         #[inline(never)]
-        fn update_acc(&mut self) = Board::update_acc_body
+        fn acc_after_last(&self) -> [Acc; 2] = Board::acc_after_last_body
     );
 
-    /// The body of [`Board::update_acc`], inlined into each build of it.
+    /// The body of [`Board::acc_after_last`], inlined into each build of it.
     #[inline(always)]
-    fn update_acc_body(&mut self) {
+    fn acc_after_last_body(&self) -> [Acc; 2] {
         let Some(v) = &self.code_vectors else {
-            return;
+            return self.acc;
         };
-        self.acc_history.push(self.acc);
+        let mut out = self.acc;
         let start = self.history.last().map_or(0, |st| st.undo_len as usize);
         let class = &self.table.code_class;
         let entries = &self.undo[start..self.undo_len];
@@ -704,8 +736,9 @@ impl Board {
                     v.update(&mut acc, col, old_pair, new_pair);
                 }
             }
-            self.acc[c] = acc;
+            out[c] = acc;
         }
+        out
     }
 
     /// Saves a cell's pattern word and codes for `unmake`.
@@ -794,7 +827,10 @@ impl Board {
         self.counts = st.counts;
         self.values = st.values;
         if self.code_vectors.is_some() && self.acc_paused == 0 {
-            if let Some(a) = self.acc_history.pop() {
+            // A move still pending never reached the sums.
+            if self.acc_pending {
+                self.acc_pending = false;
+            } else if let Some(a) = self.acc_history.pop() {
                 self.acc = a;
             }
         }
@@ -847,7 +883,7 @@ impl Board {
                 self.values, fresh.values
             ));
         }
-        if fresh.acc != self.acc {
+        if [Color::Black, Color::White].map(|c| fresh.acc(c) != self.acc(c)) != [false; 2] {
             return Err("network accumulators differ".into());
         }
         if fresh.hash != self.hash {

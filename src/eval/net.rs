@@ -358,7 +358,7 @@ impl Net {
             Some(v) if Arc::ptr_eq(v, &self.vectors) => {
                 let me = board.side_to_move();
                 let mask = threat_mask(|c, k| board.count(c, k) > 0, me);
-                self.forward_on(board, board.acc(me), board.acc(me.opposite()), mask)
+                self.forward_on(board, &board.acc(me), &board.acc(me.opposite()), mask)
             }
             _ => self.output_from_scratch(board),
         }

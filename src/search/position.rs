@@ -128,10 +128,12 @@ impl SearchNode for Board {
         if let Some(n) = searcher.vcf_at_horizon(self) {
             return Some(WIN - (ply as i32 + n as i32));
         }
+        self.sync_acc();
         Some(searcher.eval.evaluate(self))
     }
 
     fn evaluate(&mut self, eval: &Evaluator) -> i32 {
+        self.sync_acc();
         eval.evaluate(self)
     }
 
@@ -140,7 +142,10 @@ impl SearchNode for Board {
         let threatened = [Class::Five, Class::Flex4, Class::Block4Flex3]
             .iter()
             .any(|&k| self.count(opp, k) > 0);
-        (!threatened).then(|| eval.evaluate(self))
+        (!threatened).then(|| {
+            self.sync_acc();
+            eval.evaluate(self)
+        })
     }
 
     fn is_tactical(&self, m: Pos) -> bool {
