@@ -186,13 +186,27 @@ pub(super) fn expand_attack(board: &mut Board, threats: u32) -> Expansion {
     }
 }
 
+/// Strongest class for `me` first, then by cell.
 fn sort_by_class(board: &Board, me: Color, moves: &mut Moves) {
-    moves.sort_unstable_by(|a, b| {
-        board
-            .class(me, b.pos)
-            .cmp(&board.class(me, a.pos))
-            .then(a.pos.cmp(&b.pos))
-    });
+    sort_by_rank(moves, |p| board.class(me, p) as u32);
+}
+
+/// Sorts `moves` by `rank` of their cells, highest first, ties by cell.
+/// Each rank is read once and the sort runs on plain integers (a sort
+/// that reads the board in its comparisons cost a quarter of a solve).
+fn sort_by_rank(moves: &mut Moves, rank: impl Fn(Pos) -> u32) {
+    let mut keyed: SmallVec<[(u64, Child); 32]> = moves
+        .iter()
+        .map(|&c| {
+            (
+                (u64::from(u32::MAX - rank(c.pos)) << 32) | c.pos.index() as u64,
+                c,
+            )
+        })
+        .collect();
+    keyed.sort_unstable_by_key(|&(k, _)| k);
+    moves.clear();
+    moves.extend(keyed.into_iter().map(|(_, c)| c));
 }
 
 /// The defender (side to move) at an AND node.
@@ -328,11 +342,8 @@ pub(super) fn expand_defence_with(board: &mut Board, shortcuts: bool) -> Expansi
     }
     // Direct defences first, the strongest cells for the defender (by its
     // class and the attacker's there) first, then the counter-fours.
-    defences.sort_unstable_by_key(|c| {
-        (
-            std::cmp::Reverse(board.class(me, c.pos) as u32 * 16 + board.class(att, c.pos) as u32),
-            c.pos,
-        )
+    sort_by_rank(&mut defences, |p| {
+        board.class(me, p) as u32 * 16 + board.class(att, p) as u32
     });
     let mut all = defences;
     all.extend(moves);
