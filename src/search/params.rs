@@ -557,13 +557,13 @@ fn parse_overrides(spec: &str) -> Result<Vec<(String, i64)>, String> {
 }
 
 /// The freestyle set of spsa-f15-b: tuned with the network on 15x15;
-/// played by renju and caro (freestyle and standard play spsa-f15-c).
+/// played by renju (freestyle, standard and caro play spsa-f15-c).
 const SPSA_F15_B: &str = "rfp_depth=6,rfp_margin=86,razor_depth=0,razor_margin=85,mcp_scale=112,\
                           lmr_depth=4,lmr_index=4,aspiration=62,vcf_nodes=1868,forced_free=5,\
                           width=14,root_width=18,solve_share=8,refute_share=14";
 
 /// The freestyle set of spsa-f15-c (15x15, and 20x20 with the network
-/// shifted; standard too): spsa-f15-b retuned, with the
+/// shifted; standard and caro too): spsa-f15-b retuned, with the
 /// later pruning (`mcp_improving`, `lfh_margin`, `iir_depth`) in the run,
 /// on 15x15 with the network (48 iterations of 32 pairs at 40000 nodes on
 /// a lent 16-core machine). Its `se_margin` (6) is left out: singular
@@ -634,10 +634,11 @@ pub const TUNED: &[TunedSet] = &[
         // Caro plays the freestyle network on its own tables, on the same
         // boards; tested on 15x15.
         sizes: (MIN_SIZE, 20),
-        values: SPSA_F15_B,
-        source: "spsa-f15-b with the freestyle network in caro; SPRT elo0=0 elo1=10 at 100 ms \
-                 against the defaults and the tables alone (cnet-f15b-c15-t100), H1 at game 823, \
-                 +41.5 +/- 23.5",
+        values: SPSA_F15_C,
+        source: "spsa-f15-c with the freestyle network in caro; SPRT elo0=0 elo1=10 at 100 ms \
+                 against spsa-f15-b (f15c-c15-t100), H1 at game 1982, +18.4 +/- 15.0. Before it: \
+                 spsa-f15-b, H1 at game 823, +41.5 +/- 23.5 against the defaults and the tables \
+                 alone (cnet-f15b-c15-t100)",
     },
 ];
 
@@ -753,8 +754,8 @@ mod tests {
             }
         }
         assert_ne!(Params::for_game(Rule::Freestyle, 15), Params::default());
-        // Freestyle up to 20 wide and standard play spsa-f15-c; renju and
-        // caro spsa-f15-b, which freestyle played before.
+        // Freestyle up to 20 wide, standard and caro play spsa-f15-c;
+        // renju spsa-f15-b, which freestyle played before.
         let f15b = Params::with_overrides(SPSA_F15_B).unwrap();
         assert_ne!(Params::for_game(Rule::Freestyle, 15), f15b);
         assert_eq!(
@@ -771,6 +772,10 @@ mod tests {
             Params::for_game(Rule::Freestyle, 15)
         );
         assert_eq!(Params::for_game(Rule::Renju, 15), f15b);
+        assert_eq!(
+            Params::for_game(Rule::Caro, 15),
+            Params::for_game(Rule::Freestyle, 15)
+        );
         assert_eq!(Params::for_game(Rule::CaroExact, 15), Params::default());
         assert!(ParamSets::with_overrides("width=0").is_err());
         assert!(ParamSets::with_overrides("nope=1").is_err());
