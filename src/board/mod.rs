@@ -883,7 +883,10 @@ impl Board {
                 self.values, fresh.values
             ));
         }
-        if [Color::Black, Color::White].map(|c| fresh.acc(c) != self.acc(c)) != [false; 2] {
+        if [Color::Black, Color::White]
+            .iter()
+            .any(|&c| fresh.acc(c) != self.acc(c))
+        {
             return Err("network accumulators differ".into());
         }
         if fresh.hash != self.hash {

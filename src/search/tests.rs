@@ -1280,15 +1280,33 @@ fn a_double_three_the_cut_dropped_is_searched_with_keep_threats() {
     assert!(after_f6(1) <= -WIN_MIN, "{}", after_f6(1));
 }
 
-/// From a game lost to Rapfi: l6 looks best to the search, and the
-/// opponent wins after it by a VCT of 7 plies (h9 f7 k12 ...) that the
-/// solver finds in a few hundred nodes. A search that spends its whole
-/// node limit leaves the check no budget; with `refute_reserve` the check
+/// From a game lost to Rapfi: the opponent wins by threats after l6 and
+/// after other moves the search likes.
+const REFUTED_MOVES: &str =
+    "i9g9j9j10g6i8k8k9i10l7i11h11h6l8j7i6i4h5g4g5h4j4f5e4e6d7j5h3i12i13f8f6l9h13h12e9f9j6g8";
+
+/// Does the opponent win by threats (the solver, within `nodes`) after
+/// the side to move plays `m`?
+fn opponent_wins(b: &mut Board, m: Pos, nodes: u64) -> bool {
+    b.make(m);
+    let limits = SolveLimits {
+        max_threats: 6,
+        nodes,
+        ..SolveLimits::default()
+    };
+    let won = matches!(Solver::new().solve(b, &limits).outcome, Outcome::Win(_));
+    b.unmake();
+    won
+}
+
+/// In `REFUTED_MOVES`, l6 looks best to the search, and the opponent
+/// wins after it by a VCT of 7 plies (h9 f7 k12 ...) that the solver
+/// finds in a few hundred nodes. A search that spends its whole node
+/// limit leaves the check no budget; with `refute_reserve` the check
 /// runs and sets l6 aside.
 #[test]
 fn the_refute_check_keeps_its_share_of_a_node_limit() {
-    let moves =
-        "i9g9j9j10g6i8k8k9i10l7i11h11h6l8j7i6i4h5g4g5h4j4f5e4e6d7j5h3i12i13f8f6l9h13h12e9f9j6g8";
+    let moves = REFUTED_MOVES;
     let l6 = Pos::parse_pos("l6").unwrap();
     let search = |refute_reserve: u32| {
         let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
@@ -1301,18 +1319,7 @@ fn the_refute_check_keeps_its_share_of_a_node_limit() {
         (r, s.nodes())
     };
     let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
-    let opponent_wins = |b: &mut Board, m: Pos| {
-        b.make(m);
-        let limits = SolveLimits {
-            max_threats: 6,
-            nodes: 20_000,
-            ..SolveLimits::default()
-        };
-        let won = matches!(Solver::new().solve(b, &limits).outcome, Outcome::Win(_));
-        b.unmake();
-        won
-    };
-    assert!(opponent_wins(&mut b, l6));
+    assert!(opponent_wins(&mut b, l6, 20_000));
     let (spent, _) = search(0);
     assert_eq!(spent.best, Some(l6), "the whole limit spent, no check");
     let (checked, nodes) = search(15);
@@ -1328,8 +1335,7 @@ fn the_refute_check_keeps_its_share_of_a_node_limit() {
 /// first pass never reaches the depth limit. No move set aside is played.
 #[test]
 fn the_early_refute_check_sets_aside_a_move_before_the_last_iteration() {
-    let moves =
-        "i9g9j9j10g6i8k8k9i10l7i11h11h6l8j7i6i4h5g4g5h4j4f5e4e6d7j5h3i12i13f8f6l9h13h12e9f9j6g8";
+    let moves = REFUTED_MOVES;
     let search = |refute_early: u32| {
         let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
         let params = Params {
@@ -1360,20 +1366,6 @@ fn the_early_refute_check_sets_aside_a_move_before_the_last_iteration() {
         (r, passes)
     };
     let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
-    let mut opponent_wins = |m: Pos| {
-        b.make(m);
-        let limits = SolveLimits {
-            max_threats: 6,
-            nodes: 200_000,
-            ..SolveLimits::default()
-        };
-        let won = matches!(
-            Solver::new().solve(&mut b, &limits).outcome,
-            Outcome::Win(_)
-        );
-        b.unmake();
-        won
-    };
     let (late, late_passes) = search(0);
     let (early, passes) = search(25);
     let show = |p: &[(i32, Pos)]| {
@@ -1388,12 +1380,12 @@ fn the_early_refute_check_sets_aside_a_move_before_the_last_iteration() {
     assert!(passes.len() >= 2, "{ep}");
     assert!(passes[0].0 < 6, "{ep}");
     for &(_, m) in &passes[..passes.len() - 1] {
-        assert!(opponent_wins(m), "{m} set aside: {ep}");
+        assert!(opponent_wins(&mut b, m, 200_000), "{m} set aside: {ep}");
         assert_ne!(early.best, Some(m), "{ep}");
     }
     assert_eq!(early.depth, 6, "{ep}");
     for &(_, m) in &late_passes[..late_passes.len() - 1] {
-        assert!(opponent_wins(m), "{m} set aside: {lp}");
+        assert!(opponent_wins(&mut b, m, 200_000), "{m} set aside: {lp}");
         assert_ne!(late.best, Some(m), "{lp}");
     }
 }
