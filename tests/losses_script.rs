@@ -1,0 +1,84 @@
+//! `scripts/losses.sh`, the report of the games tengen lost, on four
+//! real games against Wine as c-gomoku-cli recorded them
+//! (`tests/data/losses/`): one won (not reported), two lost after a
+//! claimed win, one lost suddenly to a VCT the solver finds at once.
+
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_pbrain-tengen");
+
+fn run(args: &[&str], nodes: &str) -> (Option<i32>, String) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let r = Command::new("bash")
+        .arg(root.join("scripts/losses.sh"))
+        .args(args)
+        .env("NODES", nodes)
+        .output()
+        .expect("run the script");
+    let text =
+        String::from_utf8_lossy(&r.stdout).into_owned() + &String::from_utf8_lossy(&r.stderr);
+    (r.status.code(), text)
+}
+
+#[test]
+fn the_losses_script_tells_each_loss_and_the_solver_s_verdict() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/losses");
+    let sgf = data.join("wine.sgf");
+    let (code, text) = run(&[BIN, sgf.to_str().unwrap()], "2000");
+    assert_eq!(code, Some(0), "{text}");
+    // The won game is left out; the two losses each get their kind.
+    assert!(!text.contains("game 65"), "{text}");
+    assert!(
+        text.contains("game 54: tengen black, 24 plies, White win by five connection; claimed"),
+        "{text}"
+    );
+    assert!(
+        text.contains("game 66: tengen black, 22 plies, White win by five connection; sudden"),
+        "{text}"
+    );
+    // The scores come from the message log, one per move of tengen's.
+    assert!(text.contains("h10:358 f6:-29994"), "{text}");
+    // After the claimed win i8 and after h10, the opponent's VCTs.
+    assert!(
+        text.contains("after i8 (ply 11): the opponent wins by threats (win in 13 plies)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "after h10 (ply 15): the opponent wins by threats (win in 9 plies), found in "
+        ),
+        "{text}"
+    );
+    // Game 109: white claimed a win three moves running; the last claim,
+    // e8, is the move checked. Its refutation costs the solver some
+    // 27000 nodes: beyond this limit.
+    assert!(
+        text.contains("game 109: tengen white, 45 plies, Black win by five connection; claimed"),
+        "{text}"
+    );
+    assert!(
+        text.contains("after e8 (ply 14): no win found within 2000 nodes"),
+        "{text}"
+    );
+    assert!(text.contains("3 games lost: claimed 2, sudden 1"), "{text}");
+    let (code, text) = run(&[BIN, sgf.to_str().unwrap()], "300000");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("after e8 (ply 14): the opponent wins by threats (win in "),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_losses_script_refuses_bad_arguments() {
+    let (code, text) = run(&[], "100");
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("scripts/losses.sh ENGINE SGF"), "{text}");
+    let (code, text) = run(&["/nonexistent/engine", "x.sgf"], "100");
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("is not an executable"), "{text}");
+    let (code, text) = run(&[BIN, "/nonexistent/games.sgf"], "100");
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("no games"), "{text}");
+}
