@@ -19,7 +19,8 @@
 #
 # ENGINE: a tengen binary (its solver reads the positions). SGF: the games
 # (c-gomoku-cli's -sgf). MSG: its -msg log (default: SGF with .msg for
-# .sgf); without one, only the kinds that need no scores are told apart.
+# .sgf); without one, each loss is of kind unknown and the move checked
+# is tengen's last.
 # Settings (environment): NAME (tengen's name in the record; tengen),
 # NODES (the solver's limit; 300000), THREATS (its open threes a line; 6).
 # The rule and size are read from the record (RU, SZ).
@@ -70,7 +71,7 @@ if msg_path:
             scores[game][int(s.group(1))] = (int(s.group(2)), int(s.group(3)), s.group(4) or "")
 
 games = [g for g in open(sgf_path).read().split("(;")[1:] if tag(g, "PB")]
-losses = kinds = 0
+losses = 0
 counts = {"claimed": 0, "sudden": 0, "slide": 0, "unknown": 0}
 for g in games:
     gn, pb, pw, result = tag(g, "GN"), tag(g, "PB"), tag(g, "PW"), tag(g, "RE")
@@ -83,10 +84,10 @@ for g in games:
     moves = [pos(m) for m in re.findall(r";[BW]\[(\w\w)\]", g)]
     opening = len(re.findall(r"C\[opening move\]", g))
     first = 0 if ours == "B" else 1
-    ply_of = lambda i: i + 1
     ours_idx = [i for i in range(opening, len(moves)) if i % 2 == first]
-    traj = [(i, scores.get(gn, {}).get(ply_of(i))) for i in ours_idx]
-    known = [(i, s) for i, s in traj if s]
+    # The message log numbers plies from 1.
+    by_ply = scores.get(gn, {})
+    known = [(i, by_ply[i + 1]) for i in ours_idx if i + 1 in by_ply]
     # The first proven loss of the run of them that ends the game (a
     # proven loss the opponent then missed does not count).
     lost_at = None
