@@ -21,7 +21,10 @@ use arrayvec::ArrayVec;
 use std::fmt;
 use std::sync::Arc;
 
-pub use values::{pair_feature, Acc, CodeValues, CodeVectors, CHANNELS, NCLASSES, NFEATURES};
+pub use values::{
+    line_feature, pair_feature, Acc, CodeValues, CodeVectors, ALL_FEATURES, CHANNELS, NCLASSES,
+    NFEATURES, NLINES,
+};
 pub use zobrist::{zobrist_key, SIDE_KEY};
 
 /// Number of line directions.
@@ -262,6 +265,15 @@ impl Board {
                         let k = [self.cls[0][i], self.cls[1][i]];
                         v.add(&mut self.acc[0], Color::Black, pair_feature(k[0], k[1]));
                         v.add(&mut self.acc[1], Color::White, pair_feature(k[1], k[0]));
+                        if v.lines() {
+                            for c in [Color::Black, Color::White] {
+                                for d in 0..DIRS {
+                                    if let Some(s) = self.line_shape(c, p, d) {
+                                        v.add(&mut self.acc[c.index()], c, line_feature(s));
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -527,6 +539,15 @@ impl Board {
         self.codes[c.index()][p.index()] as usize
     }
 
+    /// The line shape of empty cell `p` for `c` in direction `d`
+    /// ([`values::line_shape`]: what its line holds for `c` within four
+    /// cells each way), `None` when no stone of `c` is there.
+    #[inline]
+    pub fn line_shape(&self, c: Color, p: Pos, d: usize) -> Option<usize> {
+        let (line, t) = line_pos(d, p.x(), p.y());
+        values::line_shape(self.keys[d][line], t, PAD, c)
+    }
+
     /// The four line patterns of `p` for `c`, 4 bits each (direction 0 lowest).
     #[inline]
     pub fn pattern_code(&self, c: Color, p: Pos) -> u16 {
@@ -736,9 +757,50 @@ impl Board {
                     v.update(&mut acc, col, old_pair, new_pair);
                 }
             }
+            if v.lines() {
+                self.lines_after_last(v, &mut acc, col);
+            }
             out[c] = acc;
         }
         out
+    }
+
+    /// The line-shape part of [`Board::acc_after_last`] for colour `col`:
+    /// along each line of the last move, its cell leaves the sums and the
+    /// empty cells within four of it move from the shape they had without
+    /// the stone to the one they have with it.
+    #[inline(always)]
+    fn lines_after_last(&self, v: &CodeVectors, acc: &mut Acc, col: Color) {
+        let Some(st) = self.history.last() else {
+            return;
+        };
+        let p = st.pos;
+        let stone = stone_code(st.color);
+        for d in 0..DIRS {
+            let (line, t) = line_pos(d, p.x(), p.y());
+            let new_key = self.keys[d][line];
+            let old_key = new_key ^ (stone << (2 * (t + PAD)));
+            if let Some(s) = values::line_shape(old_key, t, PAD, col) {
+                v.remove(acc, col, line_feature(s));
+            }
+            // Slots past the line's ends hold the edge code, so they are
+            // never empty.
+            for u in (t + PAD - 4)..=(t + PAD + 4) {
+                if u == t + PAD || (new_key >> (2 * u)) & 3 != 0 {
+                    continue;
+                }
+                let old = values::line_shape(old_key, u - PAD, PAD, col);
+                let new = values::line_shape(new_key, u - PAD, PAD, col);
+                if old != new {
+                    if let Some(s) = old {
+                        v.remove(acc, col, line_feature(s));
+                    }
+                    if let Some(s) = new {
+                        v.add(acc, col, line_feature(s));
+                    }
+                }
+            }
+        }
     }
 
     /// Saves a cell's pattern word and codes for `unmake`.

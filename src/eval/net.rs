@@ -39,12 +39,14 @@
 //! tengen-net 1
 //! rule freestyle
 //! features pcode1365+pair256 channels 32 hidden 32
+//!                             (or pcode1365+pair256+line496: with line shapes)
 //! boards 15-15                (optional: the board sizes it plays; all if absent)
 //! trained 15                  (optional: the square board of its training games;
 //!                              on another square board the accumulators are
 //!                              moved by the difference of the two empty boards')
 //! note data: ... (any number of note lines: data, commands, date)
-//! embed black v...      1621 x 32 values, feature by feature (i16, scale 4096)
+//! embed black v...      1621 x 32 values (2117 x 32 with line shapes),
+//!                       feature by feature (i16, scale 4096)
 //! w1 black v...         32 x 64 values, hidden unit by unit (-8192..8192)
 //! b1 black v...         32
 //! wm black v...         11 x 32 values, mask bit by bit
@@ -58,7 +60,9 @@
 //! missing value, is refused with a message naming the line.
 
 use super::weights::{threat_mask, WeightsError};
-use crate::board::{pair_feature, Acc, Board, CodeVectors, CHANNELS, NFEATURES};
+use crate::board::{
+    line_feature, pair_feature, Acc, Board, CodeVectors, ALL_FEATURES, CHANNELS, DIRS, NFEATURES,
+};
 use crate::types::{Color, Rule, MAX_SIZE, MIN_SIZE};
 use std::fmt;
 use std::path::Path;
@@ -75,6 +79,10 @@ pub const NET_FORMAT: u32 = 1;
 /// The feature set: per colour, each empty cell's pattern code and its
 /// pair of classes (own, other's): [`crate::board::NFEATURES`].
 pub const FEATURES: &str = "pcode1365+pair256";
+/// The feature set with line shapes: [`FEATURES`], and each empty cell's
+/// shape along each of its four lines ([`crate::board::line_feature`]):
+/// [`crate::board::ALL_FEATURES`].
+pub const FEATURES_LINES: &str = "pcode1365+pair256+line496";
 /// Upper clip of an input and of a hidden unit: 1.0 in the float model.
 pub const ONE: i32 = 1024;
 /// `x = round(acc / 2^SHIFT_INPUT)`: the vectors are scaled by 4096.
@@ -374,6 +382,13 @@ impl Net {
                     let (i, o) = (c.index(), c.opposite().index());
                     self.vectors.add(&mut acc[i], c, board.code(c, p));
                     self.vectors.add(&mut acc[i], c, pair_feature(k[i], k[o]));
+                    if self.vectors.lines() {
+                        for d in 0..DIRS {
+                            if let Some(s) = board.line_shape(c, p, d) {
+                                self.vectors.add(&mut acc[i], c, line_feature(s));
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -428,18 +443,27 @@ impl Net {
         let (n, feat_line) = lines
             .next()
             .ok_or_else(|| WeightsError("no features line".into()))?;
-        let want = format!("features {FEATURES} channels {CHANNELS} hidden {HIDDEN}");
-        if feat_line
+        let want = |f: &str| format!("features {f} channels {CHANNELS} hidden {HIDDEN}");
+        let got = feat_line
             .split_ascii_whitespace()
             .collect::<Vec<_>>()
-            .join(" ")
-            != want
-        {
+            .join(" ");
+        let lines_on = if got == want(FEATURES_LINES) {
+            true
+        } else if got == want(FEATURES) {
+            false
+        } else {
             return Err(err(
                 n,
-                format!("'{}' does not fit this build ('{want}')", feat_line.trim()),
+                format!(
+                    "'{}' does not fit this build ('{}' or '{}')",
+                    feat_line.trim(),
+                    want(FEATURES),
+                    want(FEATURES_LINES)
+                ),
             ));
-        }
+        };
+        let nfeatures = if lines_on { ALL_FEATURES } else { NFEATURES };
         let mut net = Net::zero(rule);
         let mut lines = lines.peekable();
         if let Some((n, line)) = lines.next_if(|(_, l)| l.starts_with("boards ")) {
@@ -470,15 +494,16 @@ impl Net {
             );
         }
         let mut vectors = CodeVectors::new();
-        const TABLES: [(&str, usize, i64); 6] = [
-            ("embed", NFEATURES * CHANNELS, i16::MAX as i64),
+        vectors.set_lines(lines_on);
+        let tables: [(&str, usize, i64); 6] = [
+            ("embed", nfeatures * CHANNELS, i16::MAX as i64),
             ("w1", HIDDEN * INPUTS, W1_LIMIT),
             ("b1", HIDDEN, 100_000_000),
             ("wm", MASK_BITS * HIDDEN, 100_000_000),
             ("wo", HIDDEN, WO_LIMIT),
             ("bo", 1, 100_000_000),
         ];
-        let mut seen = [[false; TABLES.len()]; 2];
+        let mut seen = [[false; 6]; 2];
         let mut ended = false;
         let mut values = Vec::new();
         for (n, line) in lines {
@@ -495,7 +520,7 @@ impl Net {
             }
             let mut words = line.split_ascii_whitespace();
             let name = words.next().unwrap_or("");
-            let t = TABLES
+            let t = tables
                 .iter()
                 .position(|e| e.0 == name)
                 .ok_or_else(|| err(n, format!("unknown table '{name}'")))?;
@@ -508,7 +533,7 @@ impl Net {
                 return Err(err(n, format!("{name} {} given twice", color_name(color))));
             }
             seen[color.index()][t] = true;
-            let (_, want, limit) = TABLES[t];
+            let (_, want, limit) = tables[t];
             values.clear();
             for (i, word) in words.enumerate() {
                 let v: i64 = word
@@ -527,7 +552,7 @@ impl Net {
             let head = &mut net.heads[color.index()];
             match t {
                 0 => {
-                    for code in 0..NFEATURES {
+                    for code in 0..nfeatures {
                         let mut v = [0i16; CHANNELS];
                         for (k, x) in v.iter_mut().enumerate() {
                             *x = values[code * CHANNELS + k] as i16;
@@ -559,7 +584,7 @@ impl Net {
             if let Some(t) = seen[c.index()].iter().position(|s| !s) {
                 return Err(WeightsError(format!(
                     "no {} {} table",
-                    TABLES[t].0,
+                    tables[t].0,
                     color_name(c)
                 )));
             }
@@ -573,8 +598,13 @@ impl Net {
     /// Writes the text format.
     pub fn to_text(&self) -> String {
         use std::fmt::Write;
+        let features = if self.vectors.lines() {
+            FEATURES_LINES
+        } else {
+            FEATURES
+        };
         let mut s = format!(
-            "tengen-net {NET_FORMAT}\nrule {}\nfeatures {FEATURES} channels {CHANNELS} hidden {HIDDEN}\n",
+            "tengen-net {NET_FORMAT}\nrule {}\nfeatures {features} channels {CHANNELS} hidden {HIDDEN}\n",
             self.rule
         );
         let _ = writeln!(s, "boards {}-{}", self.boards.0, self.boards.1);
@@ -598,7 +628,7 @@ impl Net {
                 &mut s,
                 "embed",
                 c,
-                &mut (0..NFEATURES).flat_map(|code| v.get(c, code).map(i32::from)),
+                &mut (0..v.features()).flat_map(|code| v.get(c, code).map(i32::from)),
             );
             line(
                 &mut s,
@@ -618,12 +648,18 @@ impl Net {
     /// A network of random small values (for tests and benchmarks): every
     /// path of the arithmetic is used.
     pub fn random(rule: Rule, seed: u64) -> Net {
+        Net::random_with(rule, seed, false)
+    }
+
+    /// [`Net::random`], with line shapes when `lines`.
+    pub fn random_with(rule: Rule, seed: u64, lines: bool) -> Net {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         let mut net = Net::zero(rule);
         let mut vectors = CodeVectors::new();
+        vectors.set_lines(lines);
         for c in [Color::Black, Color::White] {
-            for code in 1..NFEATURES {
+            for code in 1..vectors.features() {
                 let mut v = [0i16; CHANNELS];
                 for x in v.iter_mut() {
                     *x = rng.gen_range(-1280..=1920);
@@ -656,6 +692,7 @@ impl Net {
 mod tests {
     use super::*;
     use crate::eval::Evaluator;
+    use crate::types::Pos;
     use rand::{Rng, SeedableRng};
 
     #[test]
@@ -729,6 +766,36 @@ mod tests {
                 // A random network is not constant.
                 assert!(outputs.len() > 10, "{rule}: {outputs:?}");
             }
+        }
+    }
+
+    #[test]
+    fn incremental_line_shapes_equal_sums_from_scratch() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(37);
+        for rule in [Rule::Freestyle, Rule::Renju] {
+            let net = Arc::new(Net::random_with(rule, 3 + rule.index() as u64, true));
+            assert!(net.vectors.lines());
+            let e = Evaluator::shipped().with_net(net.clone());
+            for size in [7, 15, 22] {
+                for _ in 0..3 {
+                    let mut b = Board::new(size, rule).unwrap();
+                    e.attach(&mut b);
+                    let outputs = walk_random_game(&e, &net, &mut b, &mut rng, 90, true);
+                    b.check_consistency().unwrap();
+                    assert!(outputs.len() > 5, "{rule} {size}: {outputs:?}");
+                }
+            }
+            // The line shapes count: the same network without them reads
+            // another value on the same position.
+            let mut b = Board::new(15, rule).unwrap();
+            for m in ["h8", "i9", "h9", "h10", "g7"] {
+                b.make(Pos::parse_pos(m).unwrap());
+            }
+            let mut plain = (*net).clone();
+            let mut v = (*net.vectors).clone();
+            v.set_lines(false);
+            plain.vectors = Arc::new(v);
+            assert_ne!(plain.accumulators(&b), net.accumulators(&b));
         }
     }
 
@@ -973,6 +1040,18 @@ mod tests {
         assert!(*back.vectors == *net.vectors);
         assert!(back.heads == net.heads);
         assert_eq!(back.to_text(), text);
+        // With line shapes: the features line names them, the vectors
+        // come back with them.
+        let lined = Net::random_with(Rule::Freestyle, 6, true);
+        let lined_text = lined.to_text();
+        assert!(lined_text.contains(&format!("features {FEATURES_LINES} ")));
+        let back = Net::parse(&lined_text).unwrap();
+        assert!(back.vectors.lines() && *back.vectors == *lined.vectors);
+        assert_eq!(back.to_text(), lined_text);
+        // A file whose vectors do not match its features line.
+        let short = lined_text.replace(FEATURES_LINES, FEATURES);
+        let e = Net::parse(&short).expect_err("too many vectors accepted");
+        assert!(e.0.contains("more than"), "{}", e.0);
 
         let refused = |t: &str, why: &str| {
             let e = Net::parse(t)

@@ -5,7 +5,8 @@
 //!
 //! The float model is the engine's arithmetic with the scales divided out
 //! (see the table in `tengen::eval::net`): per colour, the sum over empty
-//! cells of a learned vector of the cell's pattern code, both sums clipped
+//! cells of learned vectors of the cell's pattern code and pair of classes
+//! (and, with `--lines`, of its shape along each of its four lines), both sums clipped
 //! to [0, 1], a hidden layer clipped to [0, 1], one output added to the
 //! shipped tables' value. Code 0 (a cell with nothing near it) has no
 //! vector: most cells are such, and leaving them out keeps the sums small.
@@ -23,7 +24,9 @@ use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::sync::Arc;
-use tengen::board::{pair_feature, Board, CodeVectors, CHANNELS, NFEATURES};
+use tengen::board::{
+    line_feature, pair_feature, Board, CodeVectors, ALL_FEATURES, CHANNELS, DIRS, NFEATURES,
+};
 use tengen::eval::net::{Head, Net, HIDDEN, INPUTS, MASK_BITS, WO_LIMIT};
 use tengen::eval::weights::threat_mask;
 use tengen::eval::Evaluator;
@@ -48,9 +51,13 @@ pub const OUT_SCALE: f64 = 256.0;
 /// Positions of one rule, flattened.
 #[derive(Default, Clone)]
 pub struct Dataset {
+    /// The features per colour: [`NFEATURES`] (codes and pairs), or
+    /// [`ALL_FEATURES`] (and line shapes).
+    pub features: usize,
     /// Sample i's codes: `codes[start[i]..mid[i]]` for the side to move,
     /// `codes[mid[i]..start[i + 1]]` for the other side (features: codes,
-    /// then pairs as `pair_feature`; code 0 and the empty pair left out).
+    /// then pairs as `pair_feature`, then line shapes as `line_feature`;
+    /// code 0 and the empty pair left out).
     start: Vec<u32>,
     mid: Vec<u32>,
     codes: Vec<u16>,
@@ -100,6 +107,13 @@ impl Dataset {
                     if pair != NO_PAIR {
                         self.codes.push(pair as u16);
                     }
+                    if self.features == ALL_FEATURES {
+                        for d in 0..DIRS {
+                            if let Some(s) = board.line_shape(c, p, d) {
+                                self.codes.push(line_feature(s) as u16);
+                            }
+                        }
+                    }
                 }
             }
             if i == 0 {
@@ -124,12 +138,23 @@ pub fn held_out(game_index: usize, validation: f64) -> bool {
 
 /// The training and validation sets from the games of `rule`: every
 /// searched position not already decided (no five to make or to block, no
-/// proven score), as `pbrain-tengen tune` takes them.
-pub fn build_datasets(games: &[GameRecord], rule: Rule, validation: f64) -> (Dataset, Dataset) {
+/// proven score), as `pbrain-tengen tune` takes them; with line shapes
+/// among the features when `lines`.
+pub fn build_datasets(
+    games: &[GameRecord],
+    rule: Rule,
+    validation: f64,
+    lines: bool,
+) -> (Dataset, Dataset) {
     // The tables alone: the network is fitted on top of them (a shipped
     // network is replaced, not added to).
     let eval = Evaluator::shipped().without_nets();
-    let mut sets = (Dataset::default(), Dataset::default());
+    let features = if lines { ALL_FEATURES } else { NFEATURES };
+    let empty = Dataset {
+        features,
+        ..Dataset::default()
+    };
+    let mut sets = (empty.clone(), empty);
     for (gi, g) in games.iter().enumerate().filter(|(_, g)| g.rule == rule) {
         let Ok(mut board) = Board::new_rect(g.width, g.height, g.rule) else {
             continue;
@@ -222,7 +247,9 @@ pub struct Model {
     /// Colour slots: 2 under renju (each colour its own vectors and, for
     /// the side to move, its own layers), else 1.
     pub slots: usize,
-    /// (slots * NFEATURES, CHANNELS)
+    /// Features per colour slot ([`Dataset::features`]).
+    pub features: usize,
+    /// (slots * features, CHANNELS)
     pub embed: Var,
     /// Per slot: w1 (INPUTS, HIDDEN), b1 (HIDDEN), wm (MASK_BITS, HIDDEN),
     /// wo (HIDDEN, 1), bo (1).
@@ -238,8 +265,10 @@ pub fn slots(rule: Rule) -> usize {
 }
 
 impl Model {
-    /// A new model: small random vectors and first layer, zero output.
-    pub fn new(rule: Rule, seed: u64) -> Result<Model> {
+    /// A new model over `features` features a colour ([`NFEATURES`] or
+    /// [`ALL_FEATURES`]): small random vectors and first layer, zero
+    /// output.
+    pub fn new(rule: Rule, seed: u64, features: usize) -> Result<Model> {
         let dev = Device::Cpu;
         let slots = slots(rule);
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
@@ -253,15 +282,15 @@ impl Model {
                 })
                 .collect()
         };
-        let mut e = normal(slots * NFEATURES * CHANNELS, 0.02);
+        let mut e = normal(slots * features * CHANNELS, 0.02);
         for s in 0..slots {
             // Code 0 and the empty pair have no vector.
             for f in [0, NO_PAIR] {
-                let at = (s * NFEATURES + f) * CHANNELS;
+                let at = (s * features + f) * CHANNELS;
                 e[at..at + CHANNELS].fill(0.0);
             }
         }
-        let embed = Var::from_vec(e, (slots * NFEATURES, CHANNELS), &dev)?;
+        let embed = Var::from_vec(e, (slots * features, CHANNELS), &dev)?;
         let mut heads = Vec::new();
         for _ in 0..slots {
             let w1 = normal(INPUTS * HIDDEN, 1.0 / (INPUTS as f64).sqrt());
@@ -276,6 +305,7 @@ impl Model {
         Ok(Model {
             rule,
             slots,
+            features,
             embed,
             heads,
         })
@@ -346,7 +376,8 @@ impl Model {
 pub fn batch(d: &Dataset, idx: &[usize], slots: usize, lambda: f64, k: f64) -> Result<Batch> {
     let dev = Device::Cpu;
     let n = idx.len();
-    let width = slots * NFEATURES;
+    let nf = d.features;
+    let width = slots * nf;
     let mut own = vec![0f32; n * width];
     let mut other = vec![0f32; n * width];
     let mut bits = vec![0f32; n * MASK_BITS];
@@ -363,10 +394,10 @@ pub fn batch(d: &Dataset, idx: &[usize], slots: usize, lambda: f64, k: f64) -> R
             d.start[i + 1] as usize,
         );
         for &c in &d.codes[a..m] {
-            own[r * width + s_me * NFEATURES + c as usize] += 1.0;
+            own[r * width + s_me * nf + c as usize] += 1.0;
         }
         for &c in &d.codes[m..z] {
-            other[r * width + s_other * NFEATURES + c as usize] += 1.0;
+            other[r * width + s_other * nf + c as usize] += 1.0;
         }
         for (bit, x) in bits[r * MASK_BITS..(r + 1) * MASK_BITS]
             .iter_mut()
@@ -522,12 +553,13 @@ pub fn quantise(m: &Model, notes: Vec<String>) -> Result<Net> {
     net.notes = notes;
     let e = m.embed.as_tensor().to_vec2::<f32>()?;
     let mut vectors = CodeVectors::new();
+    vectors.set_lines(m.features == ALL_FEATURES);
     for c in [Color::Black, Color::White] {
         let s = if m.slots == 2 { c.index() } else { 0 };
-        for code in 0..NFEATURES {
+        for code in 0..m.features {
             let mut v = [0i16; CHANNELS];
             for (k, x) in v.iter_mut().enumerate() {
-                *x = round_to(e[s * NFEATURES + code][k], 4096.0, i16::MAX as i64) as i16;
+                *x = round_to(e[s * m.features + code][k], 4096.0, i16::MAX as i64) as i16;
             }
             vectors.set(c, code, v);
         }
@@ -573,15 +605,19 @@ pub fn quantise(m: &Model, notes: Vec<String>) -> Result<Net> {
 pub fn reference_output(net: &Net, d: &Dataset, idx: &[usize]) -> Result<Vec<i64>> {
     let dev = Device::Cpu;
     let slots = slots(net.rule);
+    let nf = net.vectors.features();
+    if d.features != nf {
+        candle_core::bail!("the data has {} features, the network {nf}", d.features);
+    }
     let b = batch(d, idx, slots, 1.0, 1.0)?;
-    let mut e = Vec::with_capacity(slots * NFEATURES * CHANNELS);
+    let mut e = Vec::with_capacity(slots * nf * CHANNELS);
     for s in 0..slots {
         let c = [Color::Black, Color::White][s];
-        for code in 0..NFEATURES {
+        for code in 0..nf {
             e.extend(net.vectors.get(c, code).iter().map(|&v| v as f64));
         }
     }
-    let e = Tensor::from_vec(e, (slots * NFEATURES, CHANNELS), &dev)?;
+    let e = Tensor::from_vec(e, (slots * nf, CHANNELS), &dev)?;
     let f64s = |t: &Tensor| t.to_dtype(DType::F64);
     let own = f64s(&b.own)?.matmul(&e)?;
     let other = f64s(&b.other)?.matmul(&e)?;

@@ -47,6 +47,11 @@ struct Args {
     k: Option<f64>,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Add each empty cell's line shapes (its four lines within four
+    /// cells, per colour) to the features: a `pcode1365+pair256+line496`
+    /// network.
+    #[arg(long)]
+    lines: bool,
 }
 
 fn main() -> ExitCode {
@@ -85,7 +90,7 @@ fn run(a: &Args) -> Result<(), String> {
         }
         games.extend(g);
     }
-    let (train, validation) = build_datasets(&games, rule, a.validation);
+    let (train, validation) = build_datasets(&games, rule, a.validation, a.lines);
     if train.is_empty() {
         return Err(format!("no {rule} positions in the data"));
     }
@@ -107,7 +112,7 @@ fn run(a: &Args) -> Result<(), String> {
         k: Some(k),
         seed: a.seed,
     };
-    let model = Model::new(rule, a.seed).map_err(|e| e.to_string())?;
+    let model = Model::new(rule, a.seed, train.features).map_err(|e| e.to_string())?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let data = a
         .data

@@ -40,9 +40,9 @@ fn board_of(games: &[GameRecord], d: &Dataset, i: usize) -> Board {
     b
 }
 
-fn pipeline(rule: Rule) {
+fn pipeline(rule: Rule, lines: bool) {
     let games = games(rule, 80);
-    let (train, validation) = build_datasets(&games, rule, 0.2);
+    let (train, validation) = build_datasets(&games, rule, 0.2, lines);
     assert!(
         train.len() > 400 && !validation.is_empty(),
         "{}",
@@ -56,7 +56,7 @@ fn pipeline(rule: Rule) {
         lr: 1e-2,
         ..FitConfig::default()
     };
-    let model = Model::new(rule, 3).unwrap();
+    let model = Model::new(rule, 3, train.features).unwrap();
     let mut losses = Vec::new();
     let mut checkpoints = Vec::new();
     fit(
@@ -92,6 +92,7 @@ fn pipeline(rule: Rule) {
     // Export, read back as the engine reads it.
     let net = quantise(&model, vec![format!("test fit, {rule}")]).unwrap();
     let net = Arc::new(Net::parse(&net.to_text()).unwrap());
+    assert_eq!(net.vectors.lines(), lines);
     assert!(
         net.heads[0].wo.iter().any(|&w| w != 0),
         "the output layer moved"
@@ -126,10 +127,20 @@ fn pipeline(rule: Rule) {
 
 #[test]
 fn freestyle_pipeline() {
-    pipeline(Rule::Freestyle);
+    pipeline(Rule::Freestyle, false);
+}
+
+#[test]
+fn freestyle_pipeline_with_line_shapes() {
+    pipeline(Rule::Freestyle, true);
 }
 
 #[test]
 fn renju_pipeline_with_a_network_per_colour() {
-    pipeline(Rule::Renju);
+    pipeline(Rule::Renju, false);
+}
+
+#[test]
+fn renju_pipeline_with_line_shapes() {
+    pipeline(Rule::Renju, true);
 }
