@@ -60,9 +60,7 @@
 //! missing value, is refused with a message naming the line.
 
 use super::weights::{threat_mask, WeightsError};
-use crate::board::{
-    line_feature, pair_feature, Acc, Board, CodeVectors, ALL_FEATURES, CHANNELS, DIRS, NFEATURES,
-};
+use crate::board::{line_feature, pair_feature, Acc, Board, CodeVectors, CHANNELS, DIRS};
 use crate::types::{Color, Rule, MAX_SIZE, MIN_SIZE};
 use std::fmt;
 use std::path::Path;
@@ -463,7 +461,6 @@ impl Net {
                 ),
             ));
         };
-        let nfeatures = if lines_on { ALL_FEATURES } else { NFEATURES };
         let mut net = Net::zero(rule);
         let mut lines = lines.peekable();
         if let Some((n, line)) = lines.next_if(|(_, l)| l.starts_with("boards ")) {
@@ -495,6 +492,7 @@ impl Net {
         }
         let mut vectors = CodeVectors::new();
         vectors.set_lines(lines_on);
+        let nfeatures = vectors.features();
         let tables: [(&str, usize, i64); 6] = [
             ("embed", nfeatures * CHANNELS, i16::MAX as i64),
             ("w1", HIDDEN * INPUTS, W1_LIMIT),
