@@ -119,6 +119,8 @@ impl Searcher {
         // The move loop.
         let forced = kind == NodeKind::Forced;
         let pv_node = beta - alpha > 1;
+        // On a principal variation now, or when the table's entry was made.
+        let tt_pv = pv_node || entry.is_some_and(|e| e.pv);
         let cut_node = !pv_node && ply > 0 && self.cut[ply];
         let likely_high = self.likely_fail_high(cut_node, forced, depth, beta, ply);
         let singular =
@@ -159,7 +161,11 @@ impl Searcher {
             let i = next;
             next += 1;
             let p = moves[i].pos;
-            if i >= prune_from && best > -WIN_MIN && !board.is_tactical(p) {
+            if i >= prune_from
+                && best > -WIN_MIN
+                && !board.is_tactical(p)
+                && !(self.params.mcp_defence > 0 && board.blocks_class(p, self.params.mcp_defence))
+            {
                 continue;
             }
             // Before the move: does it go on with an attack, making an
@@ -189,7 +195,12 @@ impl Searcher {
                 let r = if forced {
                     self.distract_reduction(board, p, ply)
                 } else {
-                    self.reduction(depth, i, pv_node, improving, attack, cut_node)
+                    let r = self.reduction(depth, i, pv_node, improving, attack, cut_node);
+                    if self.params.lmr_ttpv && tt_pv && !pv_node {
+                        (r - 1).max(0)
+                    } else {
+                        r
+                    }
                 };
                 self.cut[ply + 1] = true;
                 score = -self.negamax(
@@ -252,7 +263,7 @@ impl Searcher {
         };
         if self.params.tt {
             self.tt
-                .store(key, depth, score_to_tt(best, ply), bound, best_move);
+                .store(key, depth, score_to_tt(best, ply), bound, best_move, tt_pv);
         }
         best
     }

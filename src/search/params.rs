@@ -181,6 +181,17 @@ pub struct Params {
     /// Likely fail-high spares fours (Rapfi's rule): a move that makes a
     /// four keeps its full depth at such a node.
     pub lfh_fours: bool,
+    /// Move-count pruning spares a defence too (0: off): a move on a cell
+    /// where the opponent's class is at least this one (7: an open three,
+    /// 8: an open three with more, 9: a double three; see
+    /// [`crate::pattern::Class`]), as it spares our own threats, so the
+    /// threats that lose games past the horizon are still met at pruned
+    /// nodes.
+    pub mcp_defence: u8,
+    /// A node below the root that is not a PV node but was one (the table
+    /// says so: Stockfish's and Rapfi's `ttPv`) reduces its late moves a
+    /// ply less (Rapfi about 1 ply).
+    pub lmr_ttpv: bool,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
     /// Threat search: most attacker moves in one VCF line.
@@ -216,6 +227,13 @@ pub struct Params {
     pub refute_early_at: u32,
     /// Most moves set aside because the opponent wins by threats after them.
     pub refute_tries: u32,
+    /// The last-chance refute check (0: off): when the search ran into its
+    /// limits, which leaves the refute check no time, the chosen move is
+    /// still checked against the opponent's threats with this many solver
+    /// nodes (a few milliseconds at most on the clock); a refuted move
+    /// gives way to the next root move in the search's order that passes
+    /// the same check (`refute_tries` of them at most).
+    pub refute_last: u64,
     /// Run the refute check on a move the tree scores as a win too: a
     /// width cut can hide the opponent's VCF and make a lost move look won.
     pub refute_wins: bool,
@@ -269,6 +287,8 @@ impl Default for Params {
             lmr_cut: 0,
             lfh_margin: 20,
             lfh_fours: false,
+            mcp_defence: 0,
+            lmr_ttpv: false,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2015,
@@ -280,6 +300,7 @@ impl Default for Params {
             refute_early: 0,
             refute_early_at: 40,
             refute_tries: 3,
+            refute_last: 0,
             refute_wins: true,
             solve_threats: 6,
             solve_nodes: 100_000,
@@ -331,7 +352,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 50] = [
+    pub const TUNABLES: [Tunable; 53] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -368,6 +389,8 @@ impl Params {
         t("lmr_cut", 0, 4, 1),
         t("lfh_margin", 0, 200, 5),
         t("lfh_fours", 0, 1, 1),
+        t("mcp_defence", 0, 13, 1),
+        t("lmr_ttpv", 0, 1, 1),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
         t("vcf_nodes", 0, 1_000_000, 200),
@@ -379,6 +402,7 @@ impl Params {
         t("refute_early", 0, 100, 1),
         t("refute_early_at", 0, 100, 5),
         t("refute_tries", 0, 16, 1),
+        t("refute_last", 0, 1_000_000, 200),
         t("refute_wins", 0, 1, 1),
         t("solve_threats", 0, 64, 1),
         t("solve_nodes", 0, 100_000_000, 10_000),
@@ -423,6 +447,8 @@ impl Params {
             "lmr_cut" => self.lmr_cut as i64,
             "lfh_margin" => self.lfh_margin as i64,
             "lfh_fours" => self.lfh_fours as i64,
+            "mcp_defence" => self.mcp_defence as i64,
+            "lmr_ttpv" => self.lmr_ttpv as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
             "vcf_nodes" => self.vcf_nodes as i64,
@@ -434,6 +460,7 @@ impl Params {
             "refute_early" => self.refute_early as i64,
             "refute_early_at" => self.refute_early_at as i64,
             "refute_tries" => self.refute_tries as i64,
+            "refute_last" => self.refute_last as i64,
             "refute_wins" => self.refute_wins as i64,
             "solve_threats" => self.solve_threats as i64,
             "solve_nodes" => self.solve_nodes as i64,
@@ -491,6 +518,8 @@ impl Params {
             "lmr_cut" => self.lmr_cut = v,
             "lfh_margin" => self.lfh_margin = v,
             "lfh_fours" => self.lfh_fours = b,
+            "mcp_defence" => self.mcp_defence = v as u8,
+            "lmr_ttpv" => self.lmr_ttpv = b,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,
             "vcf_nodes" => self.vcf_nodes = value as u64,
@@ -503,6 +532,7 @@ impl Params {
             "refute_early_at" => self.refute_early_at = v as u32,
             "keep_threats" => self.keep_threats = v as u32,
             "refute_tries" => self.refute_tries = v as u32,
+            "refute_last" => self.refute_last = value as u64,
             "refute_wins" => self.refute_wins = b,
             "solve_threats" => self.solve_threats = v as u32,
             "solve_nodes" => self.solve_nodes = value as u64,

@@ -52,6 +52,11 @@ pub trait SearchNode {
     fn makes_four(&self, _m: Pos) -> bool {
         false
     }
+    /// Does move `m` take a cell where the opponent's class is at least
+    /// `class` (see [`super::params::Params::mcp_defence`])?
+    fn blocks_class(&self, _m: Pos, _class: u8) -> bool {
+        false
+    }
     /// The moves to search, scored for ordering; a quiet node keeps its
     /// best `width`.
     fn generate(
@@ -154,6 +159,10 @@ impl SearchNode for Board {
 
     fn makes_four(&self, m: Pos) -> bool {
         self.class(self.side_to_move(), m).is_four()
+    }
+
+    fn blocks_class(&self, m: Pos, class: u8) -> bool {
+        self.class(self.side_to_move().opposite(), m) as u8 >= class
     }
 
     fn counter_four(&self, m: Pos) -> bool {

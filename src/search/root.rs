@@ -10,6 +10,10 @@ use crate::board::Board;
 use crate::solver::{Mode, Outcome, SolveLimits};
 use crate::types::Pos;
 
+/// The most time the last-chance refute check takes on the clock
+/// (milliseconds), well inside the margin the clock keeps.
+const LAST_CHANCE_MS: u64 = 5;
+
 impl Searcher {
     /// The solver's budget for a share (percent) of this search's limits:
     /// nodes and time.
@@ -121,6 +125,77 @@ impl Searcher {
         matches!(s.outcome, Outcome::Win(_)).then_some(s.plies)
     }
 
+    /// The last-chance refute check (`params.refute_last`) of a search
+    /// that ran into its limits: a move the opponent's threats beat within
+    /// a few solver nodes gives way to the next root move in the search's
+    /// order that they do not (`refute_tries` tried at most); when every
+    /// one tried loses too, the move stays. Not after a stop from outside.
+    pub(super) fn last_chance(
+        &mut self,
+        board: &mut Board,
+        mut result: SearchResult,
+    ) -> SearchResult {
+        let budget = self.params.refute_last;
+        let Some(m) = result.best else {
+            return result;
+        };
+        if budget == 0
+            || self.params.refute_share == 0
+            || self.stop.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return result;
+        }
+        // On the clock, a few milliseconds in all: the manager's margin.
+        let start = std::time::Instant::now();
+        let timed = self.limits.nodes.is_none() && self.limits.hard_time.is_some();
+        let total = std::time::Duration::from_millis(LAST_CHANCE_MS);
+        let loses = |s: &mut Searcher, board: &mut Board, p: Pos| -> Option<bool> {
+            let time = if timed {
+                let left = total.checked_sub(start.elapsed())?;
+                Some(left)
+            } else {
+                None
+            };
+            let limits = SolveLimits {
+                mode: Mode::Vct,
+                max_threats: s.params.solve_threats,
+                nodes: budget,
+                time,
+                max_entries: 1 << 20,
+            };
+            board.make(p);
+            let solved = (!board.is_won()).then(|| s.solver.solve(board, &limits));
+            board.unmake();
+            let Some(r) = solved else {
+                return Some(false);
+            };
+            s.nodes += r.nodes;
+            Some(matches!(r.outcome, Outcome::Win(_)))
+        };
+        if loses(self, board, m) != Some(true) {
+            return result;
+        }
+        let others: Vec<Pos> = self.buffers[0]
+            .iter()
+            .map(|s| s.pos)
+            .filter(|&p| p != m && !self.root_excluded.contains(&p))
+            .take(self.params.refute_tries as usize)
+            .collect();
+        for p in others {
+            match loses(self, board, p) {
+                Some(false) => {
+                    log::info!("{m} loses to the opponent's threats: {p} instead (last chance)");
+                    result.best = Some(p);
+                    result.pv = vec![p];
+                    return result;
+                }
+                Some(true) => {}
+                None => break,
+            }
+        }
+        result
+    }
+
     /// Checks the search's move against the opponent's threats after it: a
     /// move that loses to them is set aside and the search runs again
     /// without it, `params.refute_tries` times at most.
@@ -135,7 +210,11 @@ impl Searcher {
             // A proven loss needs no check; a win the tree claims does:
             // a width cut can hide the opponent's threats.
             let claimed_win = result.score > 0 && self.params.refute_wins;
-            if self.stopped || (is_decisive(result.score) && !claimed_win) {
+            if is_decisive(result.score) && !claimed_win {
+                break;
+            }
+            if self.stopped {
+                result = self.last_chance(board, result);
                 break;
             }
             let Some(m) = result.best else { break };

@@ -395,6 +395,40 @@ fn a_forbidden_answer_is_replaced_by_a_playable_cell() {
 }
 
 #[test]
+fn the_last_chance_check_gives_up_a_move_the_opponents_threats_beat() {
+    // Black h8 i8 j8 is an open three, white to move: any move but a
+    // block at g8 or k8 lets black's open four win. A search that ran
+    // into its limits handed back a1; the last-chance check sees black's
+    // win and plays the first root move that black's threats do not beat.
+    let mut b = position_from_moves(15, Rule::Freestyle, "h8a2i8a4j8").unwrap();
+    let p = |s: &str| Pos::parse_pos(s).unwrap();
+    let params = Params::with_overrides("refute_last=2000").unwrap();
+    let mut s = Searcher::new(params, 1 << 20);
+    // A search fills the root's list.
+    let r = s.search(&mut b.clone(), &Limits::depth(2), |_| {});
+    assert!(matches!(r.best, Some(m) if m == p("g8") || m == p("k8")));
+    let chosen = |best| SearchResult {
+        best: Some(best),
+        score: 40,
+        depth: 3,
+        nodes: 9,
+        pv: vec![best],
+        solved: false,
+    };
+    let r = s.last_chance(&mut b, chosen(p("a1")));
+    let m = r.best.unwrap();
+    assert!(m == p("g8") || m == p("k8"), "{m}");
+    assert_eq!(r.pv, vec![m]);
+    // A move that holds passes unchanged; so does any move with the
+    // check off.
+    assert_eq!(s.last_chance(&mut b, chosen(p("k8"))).best, Some(p("k8")));
+    s.params.refute_last = 0;
+    assert_eq!(s.last_chance(&mut b, chosen(p("a1"))).best, Some(p("a1")));
+    // The board is as it was.
+    assert_eq!(b.moves().count(), 5);
+}
+
+#[test]
 fn renju_white_wins_through_a_forbidden_cell() {
     // Black f8 g8 h6 h7 make h8 a double-three point. White i7 j6 k5 lie
     // on the anti-diagonal through h8, closed by black g9 on one side and
@@ -828,6 +862,38 @@ fn cut_node_switches_change_the_search_below_the_root() {
 }
 
 #[test]
+fn blocks_class_reads_the_opponents_class_of_the_cell() {
+    // Black h8 i8, white to move: black's g8 and j8 make an open three.
+    let b = position_from_moves(15, Rule::Freestyle, "h8a1i8").unwrap();
+    let p = |s: &str| Pos::parse_pos(s).unwrap();
+    let three = Class::Flex3 as u8;
+    assert!(b.blocks_class(p("g8"), three) && b.blocks_class(p("j8"), three));
+    assert!(!b.blocks_class(p("g8"), Class::Flex3Plus as u8));
+    assert!(!b.blocks_class(p("h12"), three) && !b.blocks_class(p("o15"), three));
+}
+
+#[test]
+fn defence_and_ttpv_switches_change_the_search() {
+    // Each switch reaches the tree: another node count to the same depth,
+    // and a move still found.
+    let b = position_from_moves(15, Rule::Freestyle, "f4b7f6d4f7f8c7e6e1d6").unwrap();
+    let nodes = |overrides: &str| {
+        let params = Params::with_overrides(overrides).unwrap();
+        let mut s = Searcher::new(params, 1 << 20);
+        let mut b = b.clone();
+        let r = s.search(&mut b, &Limits::depth(8), |_| {});
+        assert!(r.best.is_some(), "{overrides}");
+        r.nodes
+    };
+    let off = nodes("mcp_defence=0,lmr_ttpv=0");
+    // Fewer moves pruned, or fewer reduced, search another tree (here a
+    // smaller one: the kept defences cut sooner).
+    assert_ne!(nodes("mcp_defence=7"), off, "mcp_defence spared nothing");
+    assert_ne!(nodes("mcp_defence=7"), nodes("mcp_defence=9"));
+    assert_ne!(nodes("lmr_ttpv=1"), off, "lmr_ttpv reduced nothing less");
+}
+
+#[test]
 fn makes_four_is_asked_of_an_empty_cell() {
     // Black h8 i8 j8, black to move: g8 and k8 make an open four.
     let b = position_from_moves(15, Rule::Freestyle, "h8a1i8a2j8a3").unwrap();
@@ -923,7 +989,7 @@ fn singular_extension_extends_cuts_or_shortens_by_what_the_others_score() {
     let first = moves[0].pos;
     let mut run = |s: &mut Searcher, tt: i32, beta: i32| {
         s.tt.clear();
-        s.tt.store(b.hash(), depth, tt, tt::Bound::Lower, Some(first));
+        s.tt.store(b.hash(), depth, tt, tt::Bound::Lower, Some(first), false);
         let entry = s.tt.probe(b.hash());
         s.singular_extension(&mut b, &moves, entry, depth, beta, ply, None, false)
     };
@@ -942,7 +1008,7 @@ fn singular_extension_extends_cuts_or_shortens_by_what_the_others_score() {
         s.singular_extension(&mut b, &moves, None, depth, 0, ply, None, false),
         Ok(0)
     );
-    s.tt.store(b.hash(), depth, 5000, tt::Bound::Lower, Some(first));
+    s.tt.store(b.hash(), depth, 5000, tt::Bound::Lower, Some(first), false);
     let entry = s.tt.probe(b.hash());
     assert_eq!(
         s.singular_extension(&mut b, &moves, entry, depth, 5001, ply, None, true),
@@ -955,7 +1021,7 @@ fn singular_extension_extends_cuts_or_shortens_by_what_the_others_score() {
     );
     s.params.se_depth = 4;
     let other = moves[1].pos;
-    s.tt.store(b.hash(), depth, 5000, tt::Bound::Lower, Some(other));
+    s.tt.store(b.hash(), depth, 5000, tt::Bound::Lower, Some(other), false);
     let entry = s.tt.probe(b.hash());
     assert_eq!(
         s.singular_extension(&mut b, &moves, entry, depth, 5001, ply, None, false),
@@ -996,6 +1062,7 @@ fn reverse_futility_reads_the_tables_bound_where_it_says_more() {
             depth: 1,
             bound,
             mv: None,
+            pv: false,
         });
         s.prune_early(&mut b, depth, beta - 1, beta, ply, entry)
     };
@@ -1094,6 +1161,7 @@ fn a_node_whose_table_move_is_stale_is_searched_a_ply_shallower() {
             depth,
             bound: Bound::Lower,
             mv,
+            pv: false,
         })
     };
     assert_eq!(s.iir(6, 1, None, None), 5, "no entry");
