@@ -831,19 +831,23 @@ fn an_expected_cut_node_reduces_every_late_move_more_but_keeps_depth_one() {
     );
 }
 
+/// The nodes of a search to `depth` of a middle-game position with the
+/// parameter overrides `overrides` (a switch test's measure: a switch
+/// that reaches the tree changes it), which must still find a move.
+fn switch_nodes(overrides: &str, depth: i32) -> u64 {
+    let mut b = position_from_moves(15, Rule::Freestyle, "f4b7f6d4f7f8c7e6e1d6").unwrap();
+    let params = Params::with_overrides(overrides).unwrap();
+    let mut s = Searcher::new(params, 1 << 20);
+    let r = s.search(&mut b, &Limits::depth(depth), |_| {});
+    assert!(r.best.is_some(), "{overrides}");
+    r.nodes
+}
+
 #[test]
 fn cut_node_switches_change_the_search_below_the_root() {
     // The parent marks its children: with either switch on, the expected
     // cut nodes below the root search another tree.
-    let b = position_from_moves(15, Rule::Freestyle, "f4b7f6d4f7f8c7e6e1d6").unwrap();
-    let nodes = |overrides: &str| {
-        let params = Params::with_overrides(overrides).unwrap();
-        let mut s = Searcher::new(params, 1 << 20);
-        let mut b = b.clone();
-        let r = s.search(&mut b, &Limits::depth(7), |_| {});
-        assert!(r.best.is_some(), "{overrides}");
-        r.nodes
-    };
+    let nodes = |overrides: &str| switch_nodes(overrides, 7);
     let off = nodes("lmr_cut=0,lfh_margin=0");
     for on in ["lmr_cut=1,lfh_margin=0", "lfh_margin=20"] {
         assert_ne!(
@@ -876,15 +880,7 @@ fn blocks_class_reads_the_opponents_class_of_the_cell() {
 fn defence_and_ttpv_switches_change_the_search() {
     // Each switch reaches the tree: another node count to the same depth,
     // and a move still found.
-    let b = position_from_moves(15, Rule::Freestyle, "f4b7f6d4f7f8c7e6e1d6").unwrap();
-    let nodes = |overrides: &str| {
-        let params = Params::with_overrides(overrides).unwrap();
-        let mut s = Searcher::new(params, 1 << 20);
-        let mut b = b.clone();
-        let r = s.search(&mut b, &Limits::depth(8), |_| {});
-        assert!(r.best.is_some(), "{overrides}");
-        r.nodes
-    };
+    let nodes = |overrides: &str| switch_nodes(overrides, 8);
     let off = nodes("mcp_defence=0,lmr_ttpv=0");
     // Fewer moves pruned, or fewer reduced, search another tree (here a
     // smaller one: the kept defences cut sooner).
