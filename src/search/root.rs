@@ -112,13 +112,19 @@ impl Searcher {
             return None;
         }
         let limits = self.solver_limits(share);
+        self.opponent_wins_after(board, m, &limits)
+    }
+
+    /// The length in plies of the opponent's win by threats after our move
+    /// `m` that the solver finds within `limits`, if it finds one.
+    fn opponent_wins_after(
+        &mut self,
+        board: &mut Board,
+        m: Pos,
+        limits: &SolveLimits,
+    ) -> Option<u32> {
         board.make(m);
-        let won = board.is_won();
-        let s = if won {
-            None
-        } else {
-            Some(self.solver.solve(board, &limits))
-        };
+        let s = (!board.is_won()).then(|| self.solver.solve(board, limits));
         board.unmake();
         let s = s?;
         self.nodes += s.nodes;
@@ -157,20 +163,11 @@ impl Searcher {
                 None
             };
             let limits = SolveLimits {
-                mode: Mode::Vct,
-                max_threats: s.params.solve_threats,
                 nodes: budget,
                 time,
-                max_entries: 1 << 20,
+                ..s.solver_limits(0)
             };
-            board.make(p);
-            let solved = (!board.is_won()).then(|| s.solver.solve(board, &limits));
-            board.unmake();
-            let Some(r) = solved else {
-                return Some(false);
-            };
-            s.nodes += r.nodes;
-            Some(matches!(r.outcome, Outcome::Win(_)))
+            Some(s.opponent_wins_after(board, p, &limits).is_some())
         };
         if loses(self, board, m) != Some(true) {
             return result;

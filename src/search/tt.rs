@@ -186,7 +186,6 @@ impl TranspositionTable {
 
     /// Stores a search result; `pv`: the node is, or was, on a principal
     /// variation (see [`Probe::pv`]).
-    #[allow(clippy::too_many_arguments)]
     pub fn store(&self, key: u64, depth: i32, score: i32, bound: Bound, mv: Option<Pos>, pv: bool) {
         let age = self.age.load(Relaxed);
         let slot = &self.entries[key as usize & self.mask];
