@@ -22,7 +22,14 @@
 # .sgf); without one, each loss is of kind unknown and the move checked
 # is tengen's last.
 # Settings (environment): NAME (tengen's name in the record; tengen),
-# NODES (the solver's limit; 300000), THREATS (its open threes a line; 6).
+# NODES (the solver's limit; 300000), THREATS (its open threes a line; 6),
+# DEEP_NODES (0, off: else the turning point of each loss is looked for
+# with a search of that many nodes, `analyze --nodes`, about 250000 a
+# second: going back over tengen's moves from the one checked, the first
+# position before a move of ours that the long search does not find
+# lost, with the move played there and the long search's move and score;
+# where it plays the same move, more time at that move would not have
+# saved the game).
 # The rule and size are read from the record (RU, SZ).
 set -euo pipefail
 
@@ -36,10 +43,14 @@ engine=$1 sgf=$2 msg=${3:-${2%.sgf}.msg}
 command -v python3 >/dev/null || { echo "error: python3 is needed" >&2; exit 2; }
 [ -s "$msg" ] || msg=""
 
-python3 - "$engine" "$sgf" "$msg" "${NAME:-tengen}" "${NODES:-300000}" "${THREATS:-6}" <<'PY'
+deep=${DEEP_NODES:-0}
+case $deep in ''|*[!0-9]*) echo "error: DEEP_NODES must be a whole number" >&2; exit 2 ;; esac
+
+python3 - "$engine" "$sgf" "$msg" "${NAME:-tengen}" "${NODES:-300000}" "${THREATS:-6}" "$deep" <<'PY'
 import re, subprocess, sys
 
-engine, sgf_path, msg_path, name, nodes, threats = sys.argv[1:7]
+engine, sgf_path, msg_path, name, nodes, threats, deep_nodes = sys.argv[1:8]
+deep_nodes = int(deep_nodes)
 WIN, WIN_MIN = 30000, 29000
 # c-gomoku-cli's rule codes (RU): 0 freestyle, 1 standard, 4 renju, 5 caro.
 RULES = {"0": "freestyle", "1": "standard", "4": "renju", "5": "caro"}
@@ -69,6 +80,33 @@ if msg_path:
         s = re.match(r"(\d+)\) " + re.escape(name) + r": depth (\d+) .*?score (-?\d+)(?:.*? pv (\S+))?", line)
         if s and game is not None:
             scores[game][int(s.group(1))] = (int(s.group(2)), int(s.group(3)), s.group(4) or "")
+
+def analyze(line, rule, size):
+    # (best move, score, depth) of a search of deep_nodes on the position.
+    r = subprocess.run([engine, "analyze", "--moves", line, "--rule", rule, "--size", size,
+                        "--nodes", str(deep_nodes)], capture_output=True, text=True)
+    out = (r.stdout + r.stderr).splitlines()
+    best = next((l.split() for l in reversed(out) if l.startswith("bestmove")), None)
+    depth = next((l.split()[1] for l in reversed(out) if l.startswith("depth")), "?")
+    if r.returncode != 0 or not best or "score" not in best:
+        return None
+    return best[1], int(best[best.index("score") + 1]), depth
+
+
+def turning_point(moves, ours_idx, cut, rule, size):
+    # Back over our moves from `cut`: the first position before one of
+    # them that a search of deep_nodes does not find lost.
+    for i in reversed([j for j in ours_idx if j <= cut]):
+        a = analyze("".join(moves[:i]), rule, size)
+        if a is None:
+            return f"turning point: analyze failed before ply {i + 1}"
+        best, score, depth = a
+        if score > -WIN_MIN:
+            same = "the same move" if best == moves[i] else f"{best} instead"
+            return (f"turning point: ply {i + 1}, played {moves[i]}; {deep_nodes} nodes (depth {depth}) "
+                    f"plays {same} at {score}")
+    return f"turning point: none; lost before our first move at {deep_nodes} nodes"
+
 
 games = [g for g in open(sgf_path).read().split("(;")[1:] if tag(g, "PB")]
 losses = 0
@@ -138,5 +176,7 @@ for g in games:
     else:
         verdict = "solve failed: " + " ".join(out[-2:])
     print(f"  after {moves[cut]} (ply {cut + 1}): {verdict}")
+    if deep_nodes > 0:
+        print("  " + turning_point(moves, ours_idx, cut, rule, size))
 print(f"{losses} games lost: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v))
 PY

@@ -9,11 +9,17 @@ use std::process::Command;
 const BIN: &str = env!("CARGO_BIN_EXE_pbrain-tengen");
 
 fn run(args: &[&str], nodes: &str) -> (Option<i32>, String) {
+    run_deep(args, nodes, "0")
+}
+
+/// [`run`] with the turning-point search of `deep` nodes (`DEEP_NODES`).
+fn run_deep(args: &[&str], nodes: &str, deep: &str) -> (Option<i32>, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let r = Command::new("bash")
         .arg(root.join("scripts/losses.sh"))
         .args(args)
         .env("NODES", nodes)
+        .env("DEEP_NODES", deep)
         .output()
         .expect("run the script");
     let text =
@@ -61,6 +67,48 @@ fn the_losses_script_tells_each_loss_and_the_solver_s_verdict() {
         &text,
         &["after e8 (ply 14): the opponent wins by threats (win in "],
     );
+}
+
+#[test]
+fn the_losses_script_finds_each_loss_s_turning_point() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/losses");
+    let sgf = data.join("wine.sgf");
+    let (code, text) = run_deep(&[BIN, sgf.to_str().unwrap()], "2000", "100000");
+    assert_eq!(code, Some(0), "{text}");
+    // Without the option, no turning point.
+    let (_, plain) = run(&[BIN, sgf.to_str().unwrap()], "2000");
+    assert!(!plain.contains("turning point"), "{plain}");
+    // One a loss, each starting from the move the solver checked: there a
+    // search of 100000 nodes does not see the loss (game 66's h10 loses
+    // to a VCT of 9 plies whose first defence lies past the width cut;
+    // the claimed wins are claimed again), so the walk stops at once.
+    assert_eq!(text.matches("turning point:").count(), 3, "{text}");
+    says(
+        &text,
+        &[
+            "turning point: ply 11, played i8; 100000 nodes (depth ",
+            "turning point: ply 15, played h10; 100000 nodes (depth ",
+            "turning point: ply 14, played e8; 100000 nodes (depth ",
+        ],
+    );
+    // Game 3 of a later milestone: a slide where the long search sees the
+    // loss at the last two moves of ours (plies 30 and 28) and not at the
+    // one before, which it plays as tengen did.
+    let walk = data.join("wine-walk.sgf");
+    let (code, text) = run_deep(&[BIN, walk.to_str().unwrap()], "2000", "600000");
+    assert_eq!(code, Some(0), "{text}");
+    says(
+        &text,
+        &[
+            "game 3: tengen white, 47 plies, Black win by five connection; slide",
+            "after h7 (ply 30)",
+            "turning point: ply 26, played d7; 600000 nodes (depth ",
+            "plays the same move at -",
+        ],
+    );
+    let (code, text) = run_deep(&[BIN, sgf.to_str().unwrap()], "2000", "many");
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("DEEP_NODES must be a whole number"), "{text}");
 }
 
 #[test]
