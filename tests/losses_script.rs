@@ -78,15 +78,17 @@ fn the_losses_script_finds_each_loss_s_turning_point() {
     // Without the option, no turning point.
     let (_, plain) = run(&[BIN, sgf.to_str().unwrap()], "2000");
     assert!(!plain.contains("turning point"), "{plain}");
-    // One a loss, each starting from the move the solver checked: there a
-    // search of 100000 nodes does not see the loss (game 66's h10 loses
-    // to a VCT of 9 plies whose first defence lies past the width cut;
-    // the claimed wins are claimed again), so the walk stops at once.
+    // One a loss, each starting from the move the solver checked. In
+    // games 66 and 109 a search of 100000 nodes does not find the position
+    // before that move lost, so the walk stops there (and plays another
+    // move: f6 against game 66's VCT of 9 plies after h10); in game 54 it
+    // sees that the claimed win i8 (ply 11) came too late and goes back a
+    // move.
     assert_eq!(text.matches("turning point:").count(), 3, "{text}");
     says(
         &text,
         &[
-            "turning point: ply 11, played i8; 100000 nodes (depth ",
+            "turning point: ply 9, played i7; 100000 nodes (depth ",
             "turning point: ply 15, played h10; 100000 nodes (depth ",
             "turning point: ply 14, played e8; 100000 nodes (depth ",
         ],
