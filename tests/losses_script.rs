@@ -78,7 +78,7 @@ fn the_losses_script_finds_each_loss_s_turning_point() {
     // Without the option, no turning point.
     let (_, plain) = run(&[BIN, sgf.to_str().unwrap()], "2000");
     assert!(!plain.contains("turning point"), "{plain}");
-    // One a loss, each starting from the move the solver checked. In
+    // One for each loss, each starting from the move the solver checked. In
     // games 66 and 109 a search of 100000 nodes does not find the position
     // before that move lost, so the walk stops there (and plays another
     // move: f6 against game 66's VCT of 9 plies after h10); in game 54 it

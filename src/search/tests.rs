@@ -1337,14 +1337,12 @@ fn a_double_three_the_first_ordering_dropped_is_searched_now() {
         s.eval.attach(&mut b);
         b.make(f6);
         let mut pv = Pv::new();
-        let v = -s.negamax(&mut b, 6, -WIN, WIN, 1, &mut pv);
-        (v, s.nodes)
+        -s.negamax(&mut b, 6, -WIN, WIN, 1, &mut pv)
     };
     // With the switch or without, black's win is found (the generator's
     // own test, `a_quiet_node_gets_back_the_double_threats_the_cut_dropped`,
     // shows the switch putting back what a cut dropped).
-    let (blind, _) = after_f6(0);
-    let (kept, _) = after_f6(1);
+    let (blind, kept) = (after_f6(0), after_f6(1));
     assert!(blind <= -WIN_MIN && kept <= -WIN_MIN, "{blind} {kept}");
 }
 
