@@ -193,10 +193,6 @@ fn against_rapfi() {
     match_against(&dir, "rapfi", "Rapfi", "freestyle", 20, 2);
 }
 
-/// tengen refereed by c-gomoku-cli, a manager written by others, against
-/// Wine (freestyle) and itself (renju, standard): every game must end by
-/// five or a draw, and tengen must never be the side that broke a rule of
-/// the protocol or the clock.
 /// True when game `n` of `dir/games.sgf` (renju, 15x15) left black, to
 /// move, only forbidden cells.
 fn black_has_no_move(dir: &Path, n: usize) -> bool {
@@ -233,6 +229,10 @@ fn black_has_no_move(dir: &Path, n: usize) -> bool {
             .all(|&p| tengen::board::rules::is_banned(&mut board, Color::Black, p))
 }
 
+/// tengen refereed by c-gomoku-cli, a manager written by others, against
+/// Wine (freestyle) and itself (renju, standard): every game must end by
+/// five or a draw, and tengen must never be the side that broke a rule of
+/// the protocol or the clock.
 #[test]
 fn under_c_gomoku_cli() {
     let Some(dir) = sparring() else { return };
