@@ -8,6 +8,7 @@
 //! window's reach along those four lines only; the cells whose pattern changed
 //! are saved on an undo stack, so `unmake` restores them by copy.
 
+mod line_scores;
 mod renju;
 pub mod rules;
 mod values;
@@ -164,6 +165,9 @@ pub struct Board {
     /// word << 32 (the classes follow from the codes).
     undo: Box<[u64]>,
     undo_len: usize,
+    /// Scores of cells by their line shapes, cached per line (see
+    /// [`Board::refresh_line_scores`]); none until first asked for.
+    line_scores: Option<Box<line_scores::LineScores>>,
 }
 
 impl Board {
@@ -202,6 +206,7 @@ impl Board {
             history: Vec::with_capacity(width * height + 1),
             undo: vec![0; UNDO_CAP].into_boxed_slice(),
             undo_len: 0,
+            line_scores: None,
         };
         b.rebuild();
         Ok(b)
@@ -546,6 +551,18 @@ impl Board {
     pub fn line_shape(&self, c: Color, p: Pos, d: usize) -> Option<usize> {
         let (line, t) = line_pos(d, p.x(), p.y());
         values::line_shape(self.keys[d][line], t, PAD, c)
+    }
+
+    /// The line shapes of empty cell `p` in direction `d` for both colours
+    /// (black's first; see [`Board::line_shape`]), from one read of the line.
+    #[inline]
+    pub fn line_shapes(&self, p: Pos, d: usize) -> [Option<usize>; 2] {
+        let (line, t) = line_pos(d, p.x(), p.y());
+        let key = self.keys[d][line];
+        [
+            values::line_shape(key, t, PAD, Color::Black),
+            values::line_shape(key, t, PAD, Color::White),
+        ]
     }
 
     /// The four line patterns of `p` for `c`, 4 bits each (direction 0 lowest).

@@ -7,6 +7,7 @@ use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 use tengen::eval::weights::Weights;
 use tengen::learn::opengen::{generate, CentreView, OpengenConfig, Playout};
@@ -483,7 +484,7 @@ fn run_tune_policy(a: &TuneArgs, rule: Rule, start: Weights, params: &Params) ->
     let tables = start
         .policy
         .clone()
-        .unwrap_or_else(|| handset_tables(params, rule));
+        .unwrap_or_else(|| handset_tables(params, rule).map(Arc::from));
     let w0 = flatten(&tables, rule);
     let cfg = PolicyConfig {
         epochs: a.epochs,
@@ -504,7 +505,7 @@ fn run_tune_policy(a: &TuneArgs, rule: Rule, start: Weights, params: &Params) ->
     });
     let (first, last) = (first.unwrap(), last.unwrap());
     let mut out = start;
-    out.policy = Some(unflatten(&w, rule));
+    out.policy = Some(unflatten(&w, rule).map(Arc::from));
     let args: Vec<String> = std::env::args().collect();
     out.notes
         .push(format!("policy made by: {}", args.join(" ")));

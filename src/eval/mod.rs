@@ -33,6 +33,9 @@ pub const EVAL_LIMIT: i32 = 20_000;
 #[derive(Clone, Debug)]
 pub struct Evaluator {
     by_rule: [Arc<Weights>; Rule::ALL.len()],
+    /// Per rule and colour to move: its learned ordering reads line
+    /// shapes (see [`policy::has_shapes`]).
+    shapes: [[bool; 2]; Rule::ALL.len()],
     nets: [Option<Arc<Net>>; Rule::ALL.len()],
 }
 
@@ -41,17 +44,21 @@ impl Evaluator {
     pub fn shipped() -> Evaluator {
         static SHIPPED: OnceLock<Evaluator> = OnceLock::new();
         SHIPPED
-            .get_or_init(|| Evaluator {
+            .get_or_init(|| {
                 // The shipped files are checked by the tests.
-                by_rule: Rule::ALL.map(|rule| match Weights::shipped(rule) {
+                let by_rule = Rule::ALL.map(|rule| match Weights::shipped(rule) {
                     Ok(w) => Arc::new(w),
                     Err(e) => panic!("{e}"),
-                }),
-                nets: Rule::ALL.map(|rule| match Net::shipped(rule) {
-                    Some(Ok(n)) => Some(Arc::new(n)),
-                    Some(Err(e)) => panic!("{e}"),
-                    None => None,
-                }),
+                });
+                Evaluator {
+                    shapes: by_rule.each_ref().map(|w| shape_flags(w)),
+                    by_rule,
+                    nets: Rule::ALL.map(|rule| match Net::shipped(rule) {
+                        Some(Ok(n)) => Some(Arc::new(n)),
+                        Some(Err(e)) => panic!("{e}"),
+                        None => None,
+                    }),
+                }
             })
             .clone()
     }
@@ -66,6 +73,7 @@ impl Evaluator {
     /// The shipped tables with `w` in place of those of its rule.
     pub fn with(mut self, w: Weights) -> Evaluator {
         let i = w.rule.index();
+        self.shapes[i] = shape_flags(&w);
         self.by_rule[i] = Arc::new(w);
         self
     }
@@ -128,7 +136,28 @@ impl Evaluator {
     /// weights have one.
     #[inline]
     pub fn policy(&self, rule: Rule, me: Color) -> Option<&[i32; POLICY_LEN]> {
-        self.weights(rule).policy.as_ref().map(|t| &*t[me.index()])
+        self.policy_shared(rule, me).map(|t| &**t)
+    }
+
+    /// Does the learned ordering of `rule` for `me` read line shapes?
+    #[inline]
+    pub fn policy_has_shapes(&self, rule: Rule, me: Color) -> bool {
+        self.shapes[rule.index()][me.index()]
+    }
+
+    /// [`Evaluator::policy`], shared (as a board's line-score cache keeps
+    /// it: see [`policy::refresh_shape_scores`]).
+    #[inline]
+    pub fn policy_shared(&self, rule: Rule, me: Color) -> Option<&Arc<[i32; POLICY_LEN]>> {
+        self.weights(rule).policy.as_ref().map(|t| &t[me.index()])
+    }
+}
+
+/// Per colour to move: do `w`'s learned ordering tables read line shapes?
+fn shape_flags(w: &Weights) -> [bool; 2] {
+    match &w.policy {
+        Some(t) => t.each_ref().map(|t| policy::has_shapes(t)),
+        None => [false; 2],
     }
 }
 

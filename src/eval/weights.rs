@@ -17,7 +17,9 @@
 //! own black v0 v1 ... v1364
 //! opp black ...
 //! threat black v0 ... v2047
-//! policy black v0 ... v3001     (optional: the learned move ordering)
+//! policy black v0 ... v3995     (optional: the learned move ordering;
+//!                               a table of 3002, without the line
+//!                               shapes, is read too)
 //! own white ...
 //! opp white ...
 //! threat white ...
@@ -29,7 +31,7 @@
 //! with another version, another rule, a missing or short table or
 //! a bad number is refused with a message naming the line.
 
-use super::policy::POLICY_LEN;
+use super::policy::{POLICY_LEN, POLICY_LEN_CODES};
 use crate::board::CodeValues;
 use crate::pattern::pcode::{class_of, patterns_of, NCODES};
 use crate::pattern::{Class, Pattern};
@@ -57,7 +59,9 @@ pub struct Weights {
     pub threat: [Box<[i32; NMASKS]>; 2],
     /// Per colour to move, the learned move ordering (see
     /// [`super::policy`]). `None`: the search's hand-set ordering.
-    pub policy: Option<[Box<[i32; POLICY_LEN]>; 2]>,
+    /// Shared: a board's cached line-shape scores name their table (see
+    /// [`super::policy::refresh_shape_scores`]).
+    pub policy: Option<[Arc<[i32; POLICY_LEN]>; 2]>,
 }
 
 impl fmt::Debug for Weights {
@@ -289,8 +293,15 @@ impl Weights {
                 }
                 count += 1;
             }
-            if count != want {
-                return Err(err(n, format!("{count} values, expected {want}")));
+            // A policy table without the line shapes (their entries 0).
+            let short = table == 3 && count == POLICY_LEN_CODES;
+            if count != want && !short {
+                let or = if table == 3 {
+                    format!(" (or {POLICY_LEN_CODES}, without the line shapes)")
+                } else {
+                    String::new()
+                };
+                return Err(err(n, format!("{count} values, expected {want}{or}")));
             }
         }
         if !ended {
@@ -300,7 +311,7 @@ impl Weights {
             return Err(WeightsError("a table is missing".into()));
         }
         if seen[0][3] {
-            w.policy = Some(policy);
+            w.policy = Some(policy.map(Arc::from));
         }
         w.cells = Arc::new(cells);
         Ok(w)
@@ -413,7 +424,7 @@ mod tests {
         let mut w = Weights::handmade(Rule::Freestyle);
         let mut tables = [Box::new([3; POLICY_LEN]), Box::new([5; POLICY_LEN])];
         tables[1][POLICY_LEN - 1] = -7;
-        w.policy = Some(tables);
+        w.policy = Some(tables.map(Arc::from));
         let text = w.to_text();
         assert!(text.starts_with("tengen-eval 2\n"));
         assert!(Weights::parse(&text, None).unwrap() == w);
@@ -445,6 +456,24 @@ mod tests {
             &short,
             &format!("{} values, expected {POLICY_LEN}", POLICY_LEN - 1),
         );
+        // A table of the length before the line shapes loads, their
+        // entries 0.
+        let codes: String = text
+            .lines()
+            .map(|l| match l.strip_prefix("policy ") {
+                Some(rest) => {
+                    let v: Vec<&str> = rest.split(' ').take(1 + POLICY_LEN_CODES).collect();
+                    format!("policy {}\n", v.join(" "))
+                }
+                None => format!("{l}\n"),
+            })
+            .collect();
+        let old = Weights::parse(&codes, None).unwrap().policy.unwrap();
+        assert!(old[0][..POLICY_LEN_CODES].iter().all(|&v| v == 3));
+        assert!(old[1][..POLICY_LEN_CODES].iter().all(|&v| v == 5));
+        assert!(old
+            .iter()
+            .all(|t| t[POLICY_LEN_CODES..].iter().all(|&v| v == 0)));
     }
 
     #[test]

@@ -573,11 +573,11 @@ mod tests {
             centre: -150,
             centre_view: CentreView::Mover,
             balance: 60,
-            count: 8,
+            count: 12,
             ..small(Rule::Freestyle, 2)
         };
         let book = generate(&cfg, |_, _| {});
-        assert_eq!(book.len(), 8);
+        assert_eq!(book.len(), 12);
         for o in &book {
             for s in [o.scores.0, o.scores.1] {
                 assert!((s + 150).abs() <= 60, "{} scores {s}", o.to_pos());

@@ -16,7 +16,7 @@
 use super::adam::Adam;
 use crate::board::rules::is_banned;
 use crate::board::Board;
-use crate::eval::policy::{policy_features, recent_moves, POLICY_LEN};
+use crate::eval::policy::{policy_features, recent_moves, POLICY_FEATURES, POLICY_LEN};
 use crate::types::{Pos, Rule};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -32,7 +32,7 @@ pub fn slots(rule: Rule) -> usize {
 }
 
 /// Features of one candidate (see [`policy_features`]).
-const K: usize = 5;
+const K: usize = POLICY_FEATURES;
 
 /// Positions as candidate lists: per candidate, the indices of its table
 /// entries in the flat parameter vector (`slot * POLICY_LEN + entry`); per
@@ -107,7 +107,10 @@ impl PolicySet {
 }
 
 /// The flat parameter vector of per-colour tables (see [`PolicySet`]).
-pub fn flatten(tables: &[Box<[i32; POLICY_LEN]>; 2], rule: Rule) -> Vec<f64> {
+pub fn flatten<T: std::ops::Deref<Target = [i32; POLICY_LEN]>>(
+    tables: &[T; 2],
+    rule: Rule,
+) -> Vec<f64> {
     tables
         .iter()
         .take(slots(rule))

@@ -6,7 +6,7 @@
 use super::params::Params;
 use super::Searcher;
 use crate::board::{Board, DIRS};
-use crate::eval::policy::{policy_score, recent_moves, POLICY_LEN};
+use crate::eval::policy::{fast_policy_score, recent_moves, ShapeSource, POLICY_LEN};
 use crate::movegen::{sort_moves, CellScorer, ScoredMove};
 use crate::pattern::pcode::{class_of, patterns_of, NCODES};
 use crate::types::{Color, Pos, Rule};
@@ -19,6 +19,8 @@ pub struct Scorer<'a> {
     recent: [Option<Pos>; 2],
     params: &'a Params,
     me: Color,
+    /// Where the table's line-shape entries are read.
+    shapes: ShapeSource,
 }
 
 impl<'a> Scorer<'a> {
@@ -35,7 +37,20 @@ impl<'a> Scorer<'a> {
             recent: recent_moves(board),
             params,
             me,
+            shapes: match policy {
+                Some(t) if board.line_scores_ready(me, &t[..]) => ShapeSource::Cached,
+                _ => ShapeSource::Direct,
+            },
         }
+    }
+
+    /// This scorer for a table whose line-shape entries are all 0 (see
+    /// [`crate::eval::policy::has_shapes`]): the same scores, without
+    /// reading the shapes.
+    #[inline]
+    pub fn without_shapes(mut self) -> Scorer<'a> {
+        self.shapes = ShapeSource::Zero;
+        self
     }
 }
 
@@ -43,7 +58,7 @@ impl CellScorer for Scorer<'_> {
     #[inline]
     fn score(&self, board: &Board, p: Pos) -> i32 {
         match self.policy {
-            Some(t) => policy_score(board, t, self.me, p, self.recent),
+            Some(t) => fast_policy_score(board, t, self.me, p, self.recent, self.shapes),
             None => handset_score(board, self.params, self.me, p),
         }
     }
@@ -250,6 +265,7 @@ impl GenCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::policy::policy_score;
     use crate::movegen::{generate, NodeKind};
     use crate::perft::position_from_moves;
     use rand::rngs::StdRng;

@@ -7,6 +7,7 @@ use super::params::Params;
 use super::{Searcher, WIN};
 use crate::board::rules::find_class;
 use crate::board::Board;
+use crate::eval::policy::refresh_shape_scores;
 use crate::eval::Evaluator;
 use crate::movegen::{add_fours, add_rest, add_threats, generate_with, NodeKind, ScoredMove};
 use crate::pattern::Class;
@@ -219,7 +220,23 @@ impl SearchNode for Board {
 
 /// The ordering of the side to move's cells (its learned table where the
 /// rule has one).
-fn scorer<'a>(board: &Board, params: &'a Params, eval: &'a Evaluator) -> Scorer<'a> {
+/// The board's cached line-shape scores are brought up to date first,
+/// unless the opponent has a five or an open four to stop: such a node
+/// (most of the tree's) scores its one or two cells directly.
+fn scorer<'a>(board: &mut Board, params: &'a Params, eval: &'a Evaluator) -> Scorer<'a> {
     let me = board.side_to_move();
-    Scorer::new(board, params, eval.policy(board.rule(), me), me)
+    let opp = me.opposite();
+    let policy = eval.policy_shared(board.rule(), me);
+    let shapes = eval.policy_has_shapes(board.rule(), me);
+    if let Some(t) = policy.filter(|_| shapes) {
+        if board.count(opp, Class::Five) == 0 && board.count(opp, Class::Flex4) == 0 {
+            refresh_shape_scores(board, t, me);
+        }
+    }
+    let scorer = Scorer::new(board, params, policy.map(|t| &**t), me);
+    if shapes {
+        scorer
+    } else {
+        scorer.without_shapes()
+    }
 }
