@@ -571,13 +571,13 @@ fn the_vcf_cache_changes_no_answer() {
 
 /// A searcher that plays freestyle as tengen did when the positions of the
 /// tests from lost games below were found: its move ordering before it
-/// read line shapes (round 3's tables, which standard still plays; the
-/// evaluation's tables are the same). The ordering of today finds the
-/// better move in them, so it would not exercise the checks they test.
+/// read line shapes (round 3's tables; the evaluation's tables are the
+/// same). The ordering of today finds the better move in them, so it
+/// would not exercise the checks they test.
 fn round3_searcher(params: Params, tt_bytes: usize) -> Searcher {
     use crate::eval::weights::Weights;
-    let mut w = Weights::shipped(Rule::Freestyle).unwrap();
-    w.policy = Weights::shipped(Rule::Standard).unwrap().policy;
+    let text = include_str!("../../tests/data/weights/freestyle-round3.txt");
+    let w = Weights::parse(text, Some(Rule::Freestyle)).unwrap();
     assert!(w.policy.is_some());
     Searcher::with_eval(params, Evaluator::shipped().with(w), tt_bytes)
 }
