@@ -41,21 +41,40 @@ pub fn policy_features(
     p: Pos,
     recent: [Option<Pos>; 2],
 ) -> [usize; POLICY_FEATURES] {
-    let opp = me.opposite();
-    let dist = |q: Option<Pos>| q.map_or(7, |q| p.distance(q).clamp(1, 8) - 1);
     let mut f = [0; POLICY_FEATURES];
-    f[0] = 2 * board.code(me, p);
-    f[1] = 2 * board.code(opp, p) + 1;
-    f[2] = 2 * NCODES + 16 * board.class(me, p) as usize + board.class(opp, p) as usize;
-    f[3] = 2 * NCODES + 256 + dist(recent[0]);
-    f[4] = 2 * NCODES + 264 + dist(recent[1]);
+    f[..CODE_FEATURES].copy_from_slice(&code_features(board, me, p, recent));
     for d in 0..4 {
         let s = board.line_shapes(p, d);
         let shape = |c: Color| s[c.index()].unwrap_or(NLINES);
-        f[5 + d] = SHAPES + shape(me);
-        f[9 + d] = SHAPES + NLINES + 1 + shape(opp);
+        [f[5 + d], f[9 + d]] = shape_features(shape(me), shape(me.opposite()));
     }
     f
+}
+
+/// The first [`CODE_FEATURES`] entries of [`policy_features`].
+#[inline]
+fn code_features(
+    board: &Board,
+    me: Color,
+    p: Pos,
+    recent: [Option<Pos>; 2],
+) -> [usize; CODE_FEATURES] {
+    let opp = me.opposite();
+    let dist = |q: Option<Pos>| q.map_or(7, |q| p.distance(q).clamp(1, 8) - 1);
+    [
+        2 * board.code(me, p),
+        2 * board.code(opp, p) + 1,
+        2 * NCODES + 16 * board.class(me, p) as usize + board.class(opp, p) as usize,
+        2 * NCODES + 256 + dist(recent[0]),
+        2 * NCODES + 264 + dist(recent[1]),
+    ]
+}
+
+/// The entries of one line's shapes, ours and the opponent's ([`NLINES`]
+/// for none).
+#[inline]
+fn shape_features(own: usize, theirs: usize) -> [usize; 2] {
+    [SHAPES + own, SHAPES + NLINES + 1 + theirs]
 }
 
 /// The entries of [`policy_features`] before the line shapes: they read
@@ -72,13 +91,10 @@ pub fn code_score(
     p: Pos,
     recent: [Option<Pos>; 2],
 ) -> i32 {
-    let opp = me.opposite();
-    let dist = |q: Option<Pos>| q.map_or(7, |q| p.distance(q).clamp(1, 8) - 1);
-    table[2 * board.code(me, p)]
-        + table[2 * board.code(opp, p) + 1]
-        + table[2 * NCODES + 16 * board.class(me, p) as usize + board.class(opp, p) as usize]
-        + table[2 * NCODES + 256 + dist(recent[0])]
-        + table[2 * NCODES + 264 + dist(recent[1])]
+    code_features(board, me, p, recent)
+        .iter()
+        .map(|&i| table[i])
+        .sum()
 }
 
 /// The score of one line of a cell by its line shapes there, ours and the
@@ -86,7 +102,8 @@ pub fn code_score(
 /// line at a time, for [`Board::refresh_line_scores`].
 #[inline]
 pub fn shape_score(table: &[i32; POLICY_LEN], own: usize, theirs: usize) -> i32 {
-    table[SHAPES + own] + table[SHAPES + NLINES + 1 + theirs]
+    let [a, b] = shape_features(own, theirs);
+    table[a] + table[b]
 }
 
 /// Does `table` score line shapes (a table of the older length has its
