@@ -138,9 +138,11 @@ impl Searcher {
         let prune_from = self.prune_from(forced || pv_node || ply == 0, depth, ply);
         // The moves searched that did not cut (history's malus).
         let mut tried: ArrayVec<Pos, 64> = ArrayVec::new();
-        // With `widen_lost`, a quiet node whose kept moves all lost goes on
-        // with the rest of its candidates (once).
-        let mut widen = self.params.widen_lost && kind == NodeKind::Quiet;
+        // With `widen_lost` (or `widen_pv` at a PV node), a quiet node
+        // whose kept moves all lost goes on with the rest of its
+        // candidates (once).
+        let mut widen = (self.params.widen_lost || (self.params.widen_pv && pv_node))
+            && kind == NodeKind::Quiet;
         let mut next = 0;
         loop {
             if next == moves.len() {

@@ -230,6 +230,7 @@ fn alpha_beta_equals_minimax_on_random_positions() {
         rfp_depth: 0,
         mcp_scale: 0,
         lfh_margin: 0,
+        widen_pv: false,
         width: 5,
         root_width: 6,
         ..Params::default()
@@ -595,13 +596,27 @@ fn a_claimed_win_is_checked_against_the_opponents_threats() {
         let mut s = round3_searcher(params, 1 << 22);
         s.search(&mut b, &Limits::depth(11), |_| {})
     };
+    // Without `widen_pv`, which finds the four at the PV node itself.
     let unchecked = search(Params {
         refute_wins: false,
+        widen_pv: false,
         ..Params::default()
     });
     assert_eq!(unchecked.best, Some(e14));
     assert!(unchecked.score > 0, "the cut makes e14 look won");
-    let checked = search(Params::default());
+    let widened = search(Params {
+        refute_wins: false,
+        ..Params::default()
+    });
+    assert!(
+        is_decisive(widened.score) && widened.score < 0,
+        "widen_pv: the tree itself finds e14 lost, score {}",
+        widened.score
+    );
+    let checked = search(Params {
+        widen_pv: false,
+        ..Params::default()
+    });
     assert_eq!(checked.best, Some(e14));
     assert!(
         is_decisive(checked.score) && checked.score < 0,
@@ -1300,6 +1315,7 @@ fn a_quiet_node_whose_kept_moves_all_lose_searches_the_rest() {
         let params = Params {
             width: 4,
             widen_lost,
+            widen_pv: false,
             solve_share: 0,
             refute_share: 0,
             ..Params::default()
@@ -1314,6 +1330,32 @@ fn a_quiet_node_whose_kept_moves_all_lose_searches_the_rest() {
     assert!(narrow <= -WIN_MIN, "the cut loses: {narrow}");
     let (wide, pv) = search(true);
     assert!(wide > -WIN_MIN, "a defence found: {wide} {pv:?}");
+}
+
+#[test]
+fn a_pv_node_whose_kept_moves_all_lose_searches_the_rest_with_widen_pv() {
+    // The position of the test above: with `widen_pv`, the node is widened
+    // when it is searched with an open window (a PV node), not with a
+    // null window.
+    let moves = "k9g11f11i11h9g10g9i9i10j11j8h12i7h6f10h8k11g13j10k10m9l10g12h13i12f12f13e14";
+    let search = |alpha: i32, beta: i32| {
+        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+        let params = Params {
+            width: 4,
+            widen_pv: true,
+            solve_share: 0,
+            refute_share: 0,
+            ..Params::default()
+        };
+        let mut s = Searcher::new(params, 1 << 16);
+        s.eval.attach(&mut b);
+        let mut pv = Pv::new();
+        s.negamax(&mut b, 4, alpha, beta, 1, &mut pv)
+    };
+    let null = search(-WIN_MIN - 1, -WIN_MIN);
+    assert!(null <= -WIN_MIN, "a null window is not widened: {null}");
+    let open = search(-WIN, WIN);
+    assert!(open > -WIN_MIN, "a defence found at the PV node: {open}");
 }
 
 /// From a game lost to Rapfi: after white f6 black wins by f4 (a double
