@@ -95,6 +95,10 @@ pub struct Searcher {
     /// only for `counter_move`).
     counters: Box<[[Option<Pos>; CELLS]; 2]>,
     history: Box<[[i32; CELLS]; 2]>,
+    /// How far each move of the node at a ply falls below the node's best
+    /// by the ordering score alone, by cell (set by `order` for the moves
+    /// of its list; kept only for `lmr_policy`).
+    policy_gap: Box<[[i32; CELLS]; MAX_PLY]>,
     buffers: Vec<Vec<ScoredMove>>,
     nodes: u64,
     next_check: u64,
@@ -174,6 +178,10 @@ impl Searcher {
             played: [None; MAX_PLY],
             counters: Box::new([[None; CELLS]; 2]),
             history: Box::new([[0; CELLS]; 2]),
+            policy_gap: vec![[0; CELLS]; MAX_PLY]
+                .into_boxed_slice()
+                .try_into()
+                .expect("MAX_PLY rows"),
             buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             nodes: 0,
             next_check: 0,

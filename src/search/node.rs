@@ -197,7 +197,16 @@ impl Searcher {
                 let r = if forced {
                     self.distract_reduction(board, p, ply)
                 } else {
-                    let r = self.reduction(depth, i, pv_node, improving, attack, cut_node);
+                    let mut r = self.reduction(depth, i, pv_node, improving, attack, cut_node);
+                    let (lp, near) = (self.params.lmr_policy, self.params.lmr_policy_near);
+                    if (lp > 0 || near > 0) && depth >= self.params.lmr_depth {
+                        let gap = self.policy_gap[ply][p.index()];
+                        if lp > 0 && gap > lp {
+                            r += 1;
+                        } else if near > 0 && gap < near && r > 0 {
+                            r -= 1;
+                        }
+                    }
                     if self.params.lmr_ttpv && tt_pv && !pv_node {
                         (r - 1).max(0)
                     } else {

@@ -114,7 +114,7 @@ impl Searcher {
     /// the opponent's last move (`counter_move`), then the rest by static
     /// score plus history.
     pub(super) fn order(
-        &self,
+        &mut self,
         moves: &mut [ScoredMove],
         tt_move: Option<Pos>,
         ply: usize,
@@ -125,6 +125,13 @@ impl Searcher {
             (true, 1..) => self.played[ply - 1].and_then(|q| self.counters[side][q.index()]),
             _ => None,
         };
+        if self.params.lmr_policy > 0 || self.params.lmr_policy_near > 0 {
+            let top = moves.iter().map(|m| m.score).max().unwrap_or(0);
+            let gaps = &mut self.policy_gap[ply];
+            for m in moves.iter() {
+                gaps[m.pos.index()] = top.saturating_sub(m.score);
+            }
+        }
         for m in moves.iter_mut() {
             let bonus = if Some(m.pos) == tt_move {
                 1 << 28

@@ -198,6 +198,18 @@ pub struct Params {
     /// says so: Stockfish's and Rapfi's `ttPv`) reduces its late moves a
     /// ply less (Rapfi about 1 ply).
     pub lmr_ttpv: bool,
+    /// Late-move reductions by the move ordering's own judgement (0: off):
+    /// at a quiet node of at least `lmr_depth` plies, a move after the
+    /// first whose ordering score (before the table move, killers and
+    /// history are added) falls more than `lmr_policy` below the node's
+    /// best is reduced a ply more (the learned tables are a softmax's
+    /// logits at temperature about 135: 300 below is a ninth of the
+    /// chance). Rapfi's policy reduction, with our ordering as the policy.
+    pub lmr_policy: i32,
+    /// The other side of `lmr_policy` (0: off): a reduced move whose
+    /// ordering score is within `lmr_policy_near` of the node's best is
+    /// reduced a ply less.
+    pub lmr_policy_near: i32,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
     /// Threat search: most attacker moves in one VCF line.
@@ -296,6 +308,8 @@ impl Default for Params {
             lfh_fours: false,
             mcp_defence: 0,
             lmr_ttpv: false,
+            lmr_policy: 0,
+            lmr_policy_near: 0,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2015,
@@ -359,7 +373,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 54] = [
+    pub const TUNABLES: [Tunable; 56] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -399,6 +413,8 @@ impl Params {
         t("lfh_fours", 0, 1, 1),
         t("mcp_defence", 0, 13, 1),
         t("lmr_ttpv", 0, 1, 1),
+        t("lmr_policy", 0, 5000, 50),
+        t("lmr_policy_near", 0, 5000, 10),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
         t("vcf_nodes", 0, 1_000_000, 200),
@@ -458,6 +474,8 @@ impl Params {
             "lfh_fours" => self.lfh_fours as i64,
             "mcp_defence" => self.mcp_defence as i64,
             "lmr_ttpv" => self.lmr_ttpv as i64,
+            "lmr_policy" => self.lmr_policy as i64,
+            "lmr_policy_near" => self.lmr_policy_near as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
             "vcf_nodes" => self.vcf_nodes as i64,
@@ -530,6 +548,8 @@ impl Params {
             "lfh_fours" => self.lfh_fours = b,
             "mcp_defence" => self.mcp_defence = v as u8,
             "lmr_ttpv" => self.lmr_ttpv = b,
+            "lmr_policy" => self.lmr_policy = v,
+            "lmr_policy_near" => self.lmr_policy_near = v,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,
             "vcf_nodes" => self.vcf_nodes = value as u64,
