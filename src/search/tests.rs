@@ -1336,57 +1336,44 @@ fn a_reduced_move_that_beats_the_best_by_far_is_searched_deeper() {
     assert_eq!(s.research_depth(5, best + 81, best), 5, "off");
 }
 
+/// From a game against Rapfi: after white e14, black's only defence e15
+/// is ranked low; with a narrow cut every kept move loses and the node is
+/// scored lost, which made the tree claim a win for white. The node's
+/// value, searched at depth 4 with the window (`alpha`, `beta`), a cut of
+/// 4 and the two widening switches as given.
+fn narrow_cut_node(widen_lost: bool, widen_pv: bool, alpha: i32, beta: i32) -> (i32, Pv) {
+    let moves = "k9g11f11i11h9g10g9i9i10j11j8h12i7h6f10h8k11g13j10k10m9l10g12h13i12f12f13e14";
+    let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
+    let params = Params {
+        width: 4,
+        widen_lost,
+        widen_pv,
+        solve_share: 0,
+        refute_share: 0,
+        ..Params::default()
+    };
+    let mut s = Searcher::new(params, 1 << 16);
+    s.eval.attach(&mut b);
+    let mut pv = Pv::new();
+    let v = s.negamax(&mut b, 4, alpha, beta, 1, &mut pv);
+    (v, pv)
+}
+
 #[test]
 fn a_quiet_node_whose_kept_moves_all_lose_searches_the_rest() {
-    // From a game against Rapfi: after white e14, black's only defence
-    // e15 is ranked low; with a narrow cut every kept move loses and the
-    // node is scored lost, which made the tree claim a win for white.
-    let moves = "k9g11f11i11h9g10g9i9i10j11j8h12i7h6f10h8k11g13j10k10m9l10g12h13i12f12f13e14";
-    let search = |widen_lost: bool| {
-        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
-        let params = Params {
-            width: 4,
-            widen_lost,
-            widen_pv: false,
-            solve_share: 0,
-            refute_share: 0,
-            ..Params::default()
-        };
-        let mut s = Searcher::new(params, 1 << 16);
-        s.eval.attach(&mut b);
-        let mut pv = Pv::new();
-        let v = s.negamax(&mut b, 4, -WIN, WIN, 1, &mut pv);
-        (v, pv)
-    };
-    let (narrow, _) = search(false);
+    let (narrow, _) = narrow_cut_node(false, false, -WIN, WIN);
     assert!(narrow <= -WIN_MIN, "the cut loses: {narrow}");
-    let (wide, pv) = search(true);
+    let (wide, pv) = narrow_cut_node(true, false, -WIN, WIN);
     assert!(wide > -WIN_MIN, "a defence found: {wide} {pv:?}");
 }
 
 #[test]
 fn a_pv_node_whose_kept_moves_all_lose_searches_the_rest_with_widen_pv() {
-    // The position of the test above: with `widen_pv`, the node is widened
-    // when it is searched with an open window (a PV node), not with a
-    // null window.
-    let moves = "k9g11f11i11h9g10g9i9i10j11j8h12i7h6f10h8k11g13j10k10m9l10g12h13i12f12f13e14";
-    let search = |alpha: i32, beta: i32| {
-        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
-        let params = Params {
-            width: 4,
-            widen_pv: true,
-            solve_share: 0,
-            refute_share: 0,
-            ..Params::default()
-        };
-        let mut s = Searcher::new(params, 1 << 16);
-        s.eval.attach(&mut b);
-        let mut pv = Pv::new();
-        s.negamax(&mut b, 4, alpha, beta, 1, &mut pv)
-    };
-    let null = search(-WIN_MIN - 1, -WIN_MIN);
+    // With `widen_pv`, the node is widened when it is searched with an
+    // open window (a PV node), not with a null window.
+    let (null, _) = narrow_cut_node(false, true, -WIN_MIN - 1, -WIN_MIN);
     assert!(null <= -WIN_MIN, "a null window is not widened: {null}");
-    let open = search(-WIN, WIN);
+    let (open, _) = narrow_cut_node(false, true, -WIN, WIN);
     assert!(open > -WIN_MIN, "a defence found at the PV node: {open}");
 }
 
