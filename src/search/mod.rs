@@ -95,6 +95,9 @@ pub struct Searcher {
     /// only for `counter_move`).
     counters: Box<[[Option<Pos>; CELLS]; 2]>,
     history: Box<[[i32; CELLS]; 2]>,
+    /// The reduction history (kept only for `lmr_hist`): by side and
+    /// cell, with gravity, within +/-16384.
+    stat: Box<[[i32; CELLS]; 2]>,
     /// How far each move of the node at a ply falls below the node's best
     /// by the ordering score alone, by cell (set by `order` for the moves
     /// of its list; kept only for `lmr_policy`).
@@ -178,6 +181,7 @@ impl Searcher {
             played: [None; MAX_PLY],
             counters: Box::new([[None; CELLS]; 2]),
             history: Box::new([[0; CELLS]; 2]),
+            stat: Box::new([[0; CELLS]; 2]),
             policy_gap: vec![[0; CELLS]; MAX_PLY]
                 .into_boxed_slice()
                 .try_into()
@@ -216,6 +220,7 @@ impl Searcher {
         self.killers = [[None; 2]; MAX_PLY];
         self.counters.iter_mut().for_each(|c| c.fill(None));
         self.history.iter_mut().for_each(|h| h.fill(0));
+        self.stat.iter_mut().for_each(|h| h.fill(0));
         self.last_score = None;
         self.solver.clear();
     }

@@ -207,6 +207,9 @@ impl Searcher {
                             r -= 1;
                         }
                     }
+                    if depth >= self.params.lmr_depth {
+                        r = self.history_reduction(r, me, p, new_depth);
+                    }
                     if self.params.lmr_ttpv && tt_pv && !pv_node {
                         (r - 1).max(0)
                     } else {
@@ -239,7 +242,7 @@ impl Searcher {
                 self.buffers[ply] = moves;
                 return 0;
             }
-            if self.params.hist_gravity && score < beta && !forced {
+            if (self.params.hist_gravity || self.params.lmr_hist > 0) && score < beta && !forced {
                 // A quiet move that did not cut (the list is short: a
                 // quiet node keeps `width` moves).
                 let _ = tried.try_push(p);
@@ -571,6 +574,20 @@ impl Searcher {
         }
         let far = |q: Option<Pos>| q.is_some_and(|q| p.distance(q) > 4) as i32;
         far(self.played[ply - 1]) + far(self.played[ply - 2])
+    }
+
+    /// A reduction `r` of move `p` for `side` with `lmr_hist`: less by
+    /// the move's reduction history (less `lmr_hist_offset`) over
+    /// `lmr_hist`, never below 0, nor so deep that the child, at
+    /// `new_depth - r`, falls below depth 1 (unless `r` already did).
+    #[inline]
+    pub(super) fn history_reduction(&self, r: i32, side: usize, p: Pos, new_depth: i32) -> i32 {
+        let l = self.params.lmr_hist;
+        if l <= 0 {
+            return r;
+        }
+        let h = self.stat[side & 1][p.index()] - self.params.lmr_hist_offset;
+        (r - h / l).clamp(0, r.max(new_depth - 1))
     }
 
     /// The late-move reduction of the move at index `i` of a quiet node;

@@ -173,6 +173,14 @@ impl Searcher {
                 }
             }
         }
+        if self.params.lmr_hist > 0 && !forced {
+            let stat = &mut self.stat[side & 1];
+            let b = (38 * depth * depth + 160 * depth - 240).clamp(0, 13_600);
+            gravity(&mut stat[p.index()], b);
+            for q in tried {
+                gravity(&mut stat[q.index()], -b);
+            }
+        }
         let history = &mut self.history[side & 1];
         if self.params.hist_gravity {
             let b = (8 * depth * depth).min(2048);
@@ -341,6 +349,49 @@ mod tests {
             .collect();
         s.order(&mut moves, None, 9, 0);
         assert_eq!(moves.iter().map(|m| m.pos).collect::<Vec<_>>(), [a, c, b]);
+    }
+
+    #[test]
+    fn the_reduction_history_learns_apart_from_the_ordering_history() {
+        let params = Params {
+            lmr_hist: 4000,
+            ..Params::default()
+        };
+        let mut s = Searcher::new(params, 1 << 16);
+        let [a, b, c] = ["h8", "i9", "j10"].map(|t| Pos::parse_pos(t).unwrap());
+        let st = |s: &Searcher, p: Pos| s.stat[0][p.index()];
+        // Depth 4: 38 * 16 + 160 * 4 - 240 = 1008.
+        s.reward(a, 3, 0, 4, false, &[b]);
+        assert_eq!((st(&s, a), st(&s, b), st(&s, c)), (1008, -1008, 0));
+        assert_eq!(s.stat[1][a.index()], 0, "the other side's is apart");
+        // The ordering's history is the plain one (no malus).
+        assert_eq!((s.history[0][a.index()], s.history[0][b.index()]), (16, 0));
+        // A forced node teaches it nothing; depth 1 gives no bonus.
+        s.reward(c, 5, 0, 6, true, &[a]);
+        s.reward(c, 5, 0, 1, false, &[a]);
+        assert_eq!((st(&s, a), st(&s, c)), (1008, 0));
+        // Deep cuts: near the bound, within it.
+        for _ in 0..1000 {
+            s.reward(a, 3, 0, 30, false, &[b]);
+        }
+        assert!((16000..=HISTORY_MAX).contains(&st(&s, a)), "{}", st(&s, a));
+        assert!(
+            (-HISTORY_MAX..=-16000).contains(&st(&s, b)),
+            "{}",
+            st(&s, b)
+        );
+        // Off: nothing learnt.
+        let mut off = Searcher::new(Params::default(), 1 << 16);
+        off.reward(a, 3, 0, 8, false, &[b]);
+        assert_eq!((st(&off, a), st(&off, b)), (0, 0));
+        // In the reductions, past an offset of 4000: a has
+        // (16000 + ... - 4000) / 4000 = 3 plies less (to 0), b 5 more
+        // (the child keeps depth 1), c none yet 1 more.
+        s.params.lmr_hist_offset = 4000;
+        assert_eq!(s.history_reduction(2, 0, a, 6), 0);
+        assert_eq!(s.history_reduction(1, 0, b, 9), 6);
+        assert_eq!(s.history_reduction(1, 0, b, 6), 5);
+        assert_eq!(s.history_reduction(1, 0, c, 6), 2);
     }
 
     #[test]

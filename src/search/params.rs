@@ -210,6 +210,15 @@ pub struct Params {
     /// ordering score is within `lmr_policy_near` of the node's best is
     /// reduced a ply less.
     pub lmr_policy_near: i32,
+    /// History in the reductions (0: off; Rapfi's statScore): a late
+    /// move's reduction falls by its reduction history over `lmr_hist`
+    /// (grows where that is negative). The reduction history learns
+    /// with gravity apart from the ordering's: the move that cut gains,
+    /// the quiet moves searched before it lose.
+    pub lmr_hist: i32,
+    /// What `lmr_hist` takes from the reduction history first: a move
+    /// must have more than this to be reduced less.
+    pub lmr_hist_offset: i32,
     /// Use the transposition table (off only to compare with plain minimax).
     pub tt: bool,
     /// Threat search: most attacker moves in one VCF line.
@@ -310,6 +319,8 @@ impl Default for Params {
             lmr_ttpv: false,
             lmr_policy: 0,
             lmr_policy_near: 0,
+            lmr_hist: 0,
+            lmr_hist_offset: 0,
             tt: true,
             vcf_depth: 24,
             vcf_nodes: 2015,
@@ -373,7 +384,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 56] = [
+    pub const TUNABLES: [Tunable; 58] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -415,6 +426,8 @@ impl Params {
         t("lmr_ttpv", 0, 1, 1),
         t("lmr_policy", 0, 5000, 50),
         t("lmr_policy_near", 0, 5000, 10),
+        t("lmr_hist", 0, 100_000, 500),
+        t("lmr_hist_offset", -16_384, 16_384, 500),
         t("tt", 0, 1, 1),
         t("vcf_depth", 0, 64, 2),
         t("vcf_nodes", 0, 1_000_000, 200),
@@ -476,6 +489,8 @@ impl Params {
             "lmr_ttpv" => self.lmr_ttpv as i64,
             "lmr_policy" => self.lmr_policy as i64,
             "lmr_policy_near" => self.lmr_policy_near as i64,
+            "lmr_hist" => self.lmr_hist as i64,
+            "lmr_hist_offset" => self.lmr_hist_offset as i64,
             "tt" => self.tt as i64,
             "vcf_depth" => self.vcf_depth as i64,
             "vcf_nodes" => self.vcf_nodes as i64,
@@ -550,6 +565,8 @@ impl Params {
             "lmr_ttpv" => self.lmr_ttpv = b,
             "lmr_policy" => self.lmr_policy = v,
             "lmr_policy_near" => self.lmr_policy_near = v,
+            "lmr_hist" => self.lmr_hist = v,
+            "lmr_hist_offset" => self.lmr_hist_offset = v,
             "tt" => self.tt = b,
             "vcf_depth" => self.vcf_depth = v as u32,
             "vcf_nodes" => self.vcf_nodes = value as u64,

@@ -252,6 +252,9 @@ impl Searcher {
         for h in self.history.iter_mut() {
             h.iter_mut().for_each(|v| *v /= 8);
         }
+        for h in self.stat.iter_mut() {
+            h.iter_mut().for_each(|v| *v /= 2);
+        }
         let max_depth = limits
             .depth
             .unwrap_or(MAX_PLY as i32 / 2)
