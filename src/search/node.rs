@@ -102,7 +102,7 @@ impl Searcher {
 
         // The moves.
         let mut moves = std::mem::take(&mut self.buffers[ply]);
-        let kind = self.moves_of(board, key, depth, ply, skip, &mut moves);
+        let kind = self.moves_of(board, key, depth, ply, skip, beta - alpha > 1, &mut moves);
         if moves.is_empty() {
             self.buffers[ply] = moves;
             // Nothing stops the opponent's threat: lost.
@@ -297,7 +297,10 @@ impl Searcher {
         let Some(e) = entry else {
             return Probe::Move(None);
         };
-        if ply > 0 && e.depth >= depth {
+        // With `pv_tt_cut` off, a PV node (an open window) is searched
+        // whatever its entry says (Stockfish's and Rapfi's rule).
+        let pv_node = beta - alpha > 1;
+        if ply > 0 && e.depth >= depth && (self.params.pv_tt_cut || !pv_node) {
             let s = score_from_tt(e.score, ply);
             let cut = match e.bound {
                 Bound::Exact => true,
@@ -476,8 +479,10 @@ impl Searcher {
     /// The node's moves: at the root from the generator; below it a forced
     /// node's list is kept for the rest of the search (its defences are each
     /// checked by playing them, and the same position comes again in the
-    /// next iteration and in re-searches).
+    /// next iteration and in re-searches). A PV node (`pv_node`) below
+    /// the root keeps `pv_width` candidates where that is more.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn moves_of<N: SearchNode>(
         &mut self,
         board: &mut N,
@@ -485,10 +490,14 @@ impl Searcher {
         depth: i32,
         ply: usize,
         skip: Option<Pos>,
+        pv_node: bool,
         moves: &mut Vec<ScoredMove>,
     ) -> NodeKind {
         let (params, eval) = (&self.params, &self.eval);
-        let width = width_at(params.width, params.width_ply, depth);
+        let mut width = width_at(params.width, params.width_ply, depth);
+        if pv_node {
+            width = width.max(params.pv_width);
+        }
         if let Some(m) = skip {
             // A singular-extension search: the node's moves but one.
             board.generate(params, eval, width, &[m], moves)

@@ -129,6 +129,12 @@ pub struct Params {
     /// for each ply past 4 (0: `width` at every depth), so that a longer
     /// search also looks wider, not only deeper.
     pub width_ply: usize,
+    /// A principal-variation node below the root (an open window) keeps
+    /// this many candidates where `width` is fewer (0: `width`, off).
+    pub pv_width: usize,
+    /// A PV node below the root takes the table's cut (off: only a
+    /// null-window node does, and a PV node is always searched).
+    pub pv_tt_cut: bool,
     /// Internal iterative reduction: a node below the root with no table
     /// move and at least `iir_depth` plies to go is searched a ply
     /// shallower (0: off). Without a move to try first its search is
@@ -304,6 +310,8 @@ impl Default for Params {
             hist_gravity: false,
             lmr_pv: false,
             width_ply: 0,
+            pv_width: 0,
+            pv_tt_cut: true,
             iir_depth: 4,
             iir_stale: 0,
             counter_move: false,
@@ -384,7 +392,7 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 58] = [
+    pub const TUNABLES: [Tunable; 60] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
@@ -411,6 +419,8 @@ impl Params {
         t("hist_gravity", 0, 1, 1),
         t("lmr_pv", 0, 1, 1),
         t("width_ply", 0, 16, 1),
+        t("pv_width", 0, 64, 1),
+        t("pv_tt_cut", 0, 1, 1),
         t("iir_depth", 0, 64, 1),
         t("iir_stale", 0, 64, 1),
         t("counter_move", 0, 1, 1),
@@ -474,6 +484,8 @@ impl Params {
             "hist_gravity" => self.hist_gravity as i64,
             "lmr_pv" => self.lmr_pv as i64,
             "width_ply" => self.width_ply as i64,
+            "pv_width" => self.pv_width as i64,
+            "pv_tt_cut" => self.pv_tt_cut as i64,
             "iir_depth" => self.iir_depth as i64,
             "iir_stale" => self.iir_stale as i64,
             "counter_move" => self.counter_move as i64,
@@ -550,6 +562,8 @@ impl Params {
             "hist_gravity" => self.hist_gravity = b,
             "lmr_pv" => self.lmr_pv = b,
             "width_ply" => self.width_ply = n,
+            "pv_width" => self.pv_width = n,
+            "pv_tt_cut" => self.pv_tt_cut = b,
             "iir_depth" => self.iir_depth = v,
             "iir_stale" => self.iir_stale = v,
             "counter_move" => self.counter_move = b,

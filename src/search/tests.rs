@@ -1342,15 +1342,26 @@ fn a_reduced_move_that_beats_the_best_by_far_is_searched_deeper() {
 /// value, searched at depth 4 with the window (`alpha`, `beta`), a cut of
 /// 4 and the two widening switches as given.
 fn narrow_cut_node(widen_lost: bool, widen_pv: bool, alpha: i32, beta: i32) -> (i32, Pv) {
+    narrow_node(
+        Params {
+            widen_lost,
+            widen_pv,
+            ..Params::default()
+        },
+        alpha,
+        beta,
+    )
+}
+
+/// The node of [`narrow_cut_node`] with `params` (its width set to 4).
+fn narrow_node(params: Params, alpha: i32, beta: i32) -> (i32, Pv) {
     let moves = "k9g11f11i11h9g10g9i9i10j11j8h12i7h6f10h8k11g13j10k10m9l10g12h13i12f12f13e14";
     let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
     let params = Params {
         width: 4,
-        widen_lost,
-        widen_pv,
         solve_share: 0,
         refute_share: 0,
-        ..Params::default()
+        ..params
     };
     let mut s = Searcher::new(params, 1 << 16);
     s.eval.attach(&mut b);
@@ -1375,6 +1386,28 @@ fn a_pv_node_whose_kept_moves_all_lose_searches_the_rest_with_widen_pv() {
     assert!(null <= -WIN_MIN, "a null window is not widened: {null}");
     let (open, _) = narrow_cut_node(false, true, -WIN, WIN);
     assert!(open > -WIN_MIN, "a defence found at the PV node: {open}");
+}
+
+#[test]
+fn a_pv_node_keeps_pv_width_candidates() {
+    // The node of the widen tests, neither switch on: with `pv_width` its
+    // defence, beyond the cut of 4, is kept at an open window, not at a
+    // null window.
+    let params = |pv_width| Params {
+        widen_lost: false,
+        widen_pv: false,
+        pv_width,
+        ..Params::default()
+    };
+    let (narrow, _) = narrow_node(params(0), -WIN, WIN);
+    assert!(narrow <= -WIN_MIN, "the cut loses: {narrow}");
+    let (null, _) = narrow_node(params(64), -WIN_MIN - 1, -WIN_MIN);
+    assert!(null <= -WIN_MIN, "a null window keeps `width`: {null}");
+    let (open, pv) = narrow_node(params(64), -WIN, WIN);
+    assert!(
+        open > -WIN_MIN,
+        "a defence found at the PV node: {open} {pv:?}"
+    );
 }
 
 /// From a game lost to Rapfi: after white f6 black wins by f4 (a double
@@ -1529,4 +1562,30 @@ fn the_early_refute_check_sets_aside_a_move_before_the_last_iteration() {
         assert!(opponent_wins(&mut b, m, 200_000), "{m} set aside: {lp}");
         assert_ne!(late.best, Some(m), "{lp}");
     }
+}
+
+#[test]
+fn a_pv_node_is_searched_past_its_table_entry_without_pv_tt_cut() {
+    // An exact entry, deep enough, with a score no search gives.
+    let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8g7").unwrap();
+    let run = |b: &mut Board, pv_tt_cut: bool, alpha: i32, beta: i32| {
+        let params = Params {
+            pv_tt_cut,
+            solve_share: 0,
+            refute_share: 0,
+            ..Params::default()
+        };
+        let mut s = Searcher::new(params, 1 << 16);
+        s.eval.attach(b);
+        s.tt.store(b.hash(), 10, 777, tt::Bound::Exact, None, false);
+        let mut pv = Pv::new();
+        s.negamax(b, 3, alpha, beta, 2, &mut pv)
+    };
+    assert_eq!(run(&mut b, true, -WIN, WIN), 777, "the entry cuts");
+    let searched = run(&mut b, false, -WIN, WIN);
+    assert_ne!(searched, 777, "a PV node is searched");
+    assert!(searched.abs() < WIN_MIN, "{searched}");
+    // A null-window node still takes the cut.
+    assert_eq!(run(&mut b, false, 776, 777), 777);
+    b.check_consistency().unwrap();
 }
