@@ -101,8 +101,9 @@ impl Searcher {
         let improving = self.params.lmr_improving && self.improving(ply);
 
         // The moves.
+        let pv_node = beta - alpha > 1;
         let mut moves = std::mem::take(&mut self.buffers[ply]);
-        let kind = self.moves_of(board, key, depth, ply, skip, beta - alpha > 1, &mut moves);
+        let kind = self.moves_of(board, key, depth, ply, skip, pv_node, &mut moves);
         if moves.is_empty() {
             self.buffers[ply] = moves;
             // Nothing stops the opponent's threat: lost.
@@ -118,7 +119,6 @@ impl Searcher {
 
         // The move loop.
         let forced = kind == NodeKind::Forced;
-        let pv_node = beta - alpha > 1;
         // On a principal variation now, or when the table's entry was made.
         let tt_pv = pv_node || entry.is_some_and(|e| e.pv);
         let cut_node = !pv_node && ply > 0 && self.cut[ply];

@@ -384,9 +384,9 @@ mod tests {
         let mut off = Searcher::new(Params::default(), 1 << 16);
         off.reward(a, 3, 0, 8, false, &[b]);
         assert_eq!((st(&off, a), st(&off, b)), (0, 0));
-        // In the reductions, past an offset of 4000: a has
-        // (16000 + ... - 4000) / 4000 = 3 plies less (to 0), b 5 more
-        // (the child keeps depth 1), c none yet 1 more.
+        // In the reductions, past an offset of 4000: a (above 16000)
+        // 3 plies less (down to 0), b (below -16000) 5 more (no more than
+        // leaves the child depth 1), c (0) one more.
         s.params.lmr_hist_offset = 4000;
         assert_eq!(s.history_reduction(2, 0, a, 6), 0);
         assert_eq!(s.history_reduction(1, 0, b, 9), 6);
