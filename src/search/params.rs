@@ -42,6 +42,10 @@ pub struct Params {
     pub root_width: usize,
     /// Aspiration window half-width around the last iteration's score.
     pub aspiration: i32,
+    /// How the aspiration window grows after a fail, in percent of its
+    /// half-width (400: four times as wide; less re-centres the window on
+    /// the fail-soft score more often, as Rapfi's slow growth does).
+    pub asp_grow: i32,
     /// Late-move reductions: one ply from this depth, from this move index
     /// (two from twice the index).
     pub lmr_depth: i32,
@@ -287,6 +291,7 @@ impl Default for Params {
             width: 12,
             root_width: 16,
             aspiration: 68,
+            asp_grow: 400,
             lmr_depth: 3,
             lmr_index: 3,
             lmr_log: 0,
@@ -392,10 +397,11 @@ pub const PARAMS_ENV: &str = "TENGEN_PARAMS";
 impl Params {
     /// Every scalar parameter with the range a tuner may search (switches
     /// are 0 or 1).
-    pub const TUNABLES: [Tunable; 60] = [
+    pub const TUNABLES: [Tunable; 61] = [
         t("width", 1, 64, 1),
         t("root_width", 1, 64, 1),
         t("aspiration", 1, 1000, 10),
+        t("asp_grow", 110, 1000, 10),
         t("lmr_depth", 1, 64, 1),
         t("lmr_index", 1, 64, 1),
         t("lmr_log", 0, 400, 10),
@@ -461,6 +467,7 @@ impl Params {
             "width" => self.width as i64,
             "root_width" => self.root_width as i64,
             "aspiration" => self.aspiration as i64,
+            "asp_grow" => self.asp_grow as i64,
             "lmr_depth" => self.lmr_depth as i64,
             "lmr_index" => self.lmr_index as i64,
             "lmr_log" => self.lmr_log as i64,
@@ -540,6 +547,7 @@ impl Params {
             "width" => self.width = n,
             "root_width" => self.root_width = n,
             "aspiration" => self.aspiration = v,
+            "asp_grow" => self.asp_grow = v,
             "lmr_depth" => self.lmr_depth = v,
             "lmr_index" => self.lmr_index = n,
             "lmr_log" => self.lmr_log = v,

@@ -377,7 +377,7 @@ impl Searcher {
             } else {
                 return s;
             }
-            delta *= 4;
+            delta = widen(delta, self.params.asp_grow);
         }
     }
 
@@ -424,4 +424,10 @@ impl Searcher {
         }
         r
     }
+}
+
+/// The aspiration half-width after a fail: `pct` percent of `delta`, and
+/// at least one more (the window always grows, whatever the setting).
+pub(super) fn widen(delta: i32, pct: i32) -> i32 {
+    (delta.saturating_mul(pct) / 100).max(delta.saturating_add(1))
 }

@@ -220,6 +220,32 @@ fn move_count_limit_follows_depth_to_the_1_32() {
 }
 
 #[test]
+fn the_aspiration_window_grows_by_asp_grow_and_always_grows() {
+    use super::root::widen;
+    // The default quadruples it; 200 doubles it.
+    assert_eq!(widen(68, 400), 272);
+    assert_eq!(widen(68, 200), 136);
+    // Slow growth still grows: by one at least.
+    assert_eq!(widen(5, 110), 6);
+    assert_eq!(widen(1, 150), 2);
+    // No overflow however often it fails.
+    let mut d = 68;
+    for _ in 0..40 {
+        let next = widen(d, 1000);
+        assert!(next > d || d == i32::MAX);
+        d = next;
+    }
+    assert!(d >= WIN);
+    // Through the parameter string, in its range only.
+    assert_eq!(Params::default().get("asp_grow"), Some(400));
+    assert_eq!(
+        Params::with_overrides("asp_grow=200").unwrap().asp_grow,
+        200
+    );
+    assert!(Params::with_overrides("asp_grow=100").is_err());
+}
+
+#[test]
 fn alpha_beta_equals_minimax_on_random_positions() {
     let mut rng = StdRng::seed_from_u64(99);
     // Exact search: no reduction or forward pruning.
