@@ -8,7 +8,7 @@
 //! and the cells that take the threat away.
 
 use crate::bitboard::Bitboard;
-use crate::board::rules::{four_three_counts, is_banned, stop_fives};
+use crate::board::rules::{is_banned, stop_fives};
 use crate::board::{Board, DIRS};
 use crate::pattern::{Class, Pattern};
 use crate::types::{Color, Pos, Rule};
@@ -64,21 +64,6 @@ pub fn generate<S: CellScorer>(
     excluded: &[Pos],
     out: &mut Vec<ScoredMove>,
 ) -> NodeKind {
-    generate_with(board, scorer, width, excluded, false, out)
-}
-
-/// [`generate`], and with `four_three` a position where the opponent has a
-/// four-three point that wins unanswered (see [`four_three_threat`]) is
-/// forced as well: only our fours and the cells that take every such
-/// point away (or, where none does, the one that takes the most).
-pub fn generate_with<S: CellScorer>(
-    board: &mut Board,
-    scorer: &S,
-    width: usize,
-    excluded: &[Pos],
-    four_three: bool,
-    out: &mut Vec<ScoredMove>,
-) -> NodeKind {
     out.clear();
     let me = board.side_to_move();
     let opp = me.opposite();
@@ -122,12 +107,7 @@ pub fn generate_with<S: CellScorer>(
         return NodeKind::Forced;
     }
     if board.count(opp, Class::Flex4) > 0 {
-        defend(board, scorer, me, cands, banned, Class::Flex4, out);
-        sort_moves(out);
-        return NodeKind::Forced;
-    }
-    if four_three && four_three_threat(board, opp) {
-        defend(board, scorer, me, cands, banned, Class::Block4Flex3, out);
+        defend(board, scorer, me, cands, banned, out);
         sort_moves(out);
         return NodeKind::Forced;
     }
@@ -147,67 +127,6 @@ pub fn generate_with<S: CellScorer>(
     }
     sort_moves(out);
     NodeKind::Quiet
-}
-
-/// After a quiet node's list was cut to its best, adds back our fours
-/// that the cut dropped, when the opponent threatens to win with its next
-/// move by a four-three or a double open three (a threat that does not
-/// force the node, see [`generate_with`]): such a four is the
-/// counter-attack, and with it the tree, not the ordering, decides whether
-/// our own threats come first. Returns how many were added.
-pub fn add_fours<S: CellScorer>(
-    board: &mut Board,
-    scorer: &S,
-    excluded: &[Pos],
-    out: &mut Vec<ScoredMove>,
-) -> usize {
-    let me = board.side_to_move();
-    let opp = me.opposite();
-    if board.count(opp, Class::Block4Flex3) == 0 && board.count(opp, Class::Flex3x2) == 0 {
-        return 0;
-    }
-    let added = add_unlisted(board, scorer, excluded, out, |b, p| {
-        b.class(me, p) >= Class::Block4
-    });
-    if added > 0 {
-        sort_moves(out);
-    }
-    added
-}
-
-/// The classes of a double threat: a double open three, a four-three, an
-/// open four or double four (see [`add_threats`]).
-pub const DOUBLE_THREATS: [Class; 3] = [Class::Flex3x2, Class::Block4Flex3, Class::Flex4];
-
-/// After a quiet node's list was cut to its best, adds back the cells the
-/// cut dropped where the side to move makes a double threat that wins
-/// unless the opponent can answer with fours: a double open three, a
-/// four-three or an open four (with `theirs`, also the cells where the
-/// opponent would make one: taking such a cell is a defence). The
-/// learned ordering ranks a double three low when the opponent has a four
-/// to answer with, and the tree, not the ordering, must find whether that
-/// four saves it. The list is sorted again; returns how many were added.
-pub fn add_threats<S: CellScorer>(
-    board: &mut Board,
-    scorer: &S,
-    excluded: &[Pos],
-    theirs: bool,
-    out: &mut Vec<ScoredMove>,
-) -> usize {
-    let me = board.side_to_move();
-    let opp = me.opposite();
-    let double = |c: Class| DOUBLE_THREATS.contains(&c);
-    let any = |c: Color| DOUBLE_THREATS.iter().any(|&k| board.count(c, k) > 0);
-    if !(any(me) || (theirs && any(opp))) {
-        return 0;
-    }
-    let added = add_unlisted(board, scorer, excluded, out, |b, p| {
-        double(b.class(me, p)) || (theirs && double(b.class(opp, p)))
-    });
-    if added > 0 {
-        sort_moves(out);
-    }
-    added
 }
 
 /// Appends every candidate not in `out` (nor excluded, nor forbidden),
@@ -252,37 +171,22 @@ fn add_unlisted<S: CellScorer>(
     out.len() - before
 }
 
-/// Does `opp` (not to move) have a four-three point that would win if the
-/// side to move let it be: no open-four point (that comes first), and a
-/// rule under which the shape wins ([`four_three_counts`])?
-pub fn four_three_threat(board: &Board, opp: Color) -> bool {
-    board.count(opp, Class::Block4Flex3) > 0
-        && board.count(opp, Class::Flex4) == 0
-        && four_three_counts(board, opp)
-}
-
-/// The opponent can make an open four (or a double four) next move, or
-/// with `threat` a four-three. The moves: our own fours, and the cells
-/// after which the opponent has no cell of class `threat` left (each
-/// checked by reading the threat cells again with it in place, or in renju
-/// against black by playing it). Only cells on the threatening lines (its
-/// fours, and the three of a four-three) can do that, so only those are
-/// tried.
+/// The opponent can make an open four (or a double four) next move. The
+/// moves: our own fours, and the cells after which the opponent has no
+/// open-four cell left (each checked by reading the threat cells again
+/// with it in place, or in renju against black by playing it). Only cells
+/// on the threatening lines can do that, so only those are tried.
 fn defend<S: CellScorer>(
     board: &mut Board,
     scorer: &S,
     me: Color,
     cands: Bitboard,
     banned: Bitboard,
-    threat: Class,
     out: &mut Vec<ScoredMove>,
 ) {
+    let threat = Class::Flex4;
     let count = |b: &Board| b.count(me.opposite(), threat);
-    let min_line = if threat == Class::Block4Flex3 {
-        Pattern::F3
-    } else {
-        Pattern::B4
-    };
+    let min_line = Pattern::B4;
     let opp = me.opposite();
     let mut seen = Bitboard::EMPTY;
     // Scans stop once the board's count of such cells is found.
@@ -445,92 +349,6 @@ mod tests {
             NodeKind::Quiet
         );
         assert_eq!(out.len(), 8);
-        // With `four_three`, forced: only the cells that take it away.
-        let kind = generate_with(&mut b, &by_class, 8, &[], true, &mut out);
-        assert_eq!(kind, NodeKind::Forced);
-        let cells: Vec<Pos> = out.iter().map(|m| m.pos).collect();
-        assert!(cells.contains(&Pos::new(8, 5)), "{cells:?}");
-        for &q in &cells {
-            b.make(q);
-            assert_eq!(b.count(Color::White, Class::Block4Flex3), 0, "{q}");
-            b.unmake();
-        }
-    }
-
-    #[test]
-    fn four_three_defences_are_exactly_the_cells_that_take_it_away() {
-        // Random positions of every rule but caro where the opponent has a
-        // four-three point: with `four_three`, the list holds our fours and
-        // every cell after which no such point is left, and nothing else
-        // (but the fallback when nothing takes them all away).
-        use rand::rngs::StdRng;
-        use rand::{Rng, SeedableRng};
-        let mut checked = 0;
-        for (i, &rule) in [Rule::Freestyle, Rule::Standard, Rule::Renju]
-            .iter()
-            .enumerate()
-        {
-            let mut rng = StdRng::seed_from_u64(900 + i as u64);
-            for _ in 0..3000 {
-                let mut b = Board::new(15, rule).unwrap();
-                let len = rng.gen_range(6..50);
-                while b.ply() < len && !b.is_won() {
-                    let cands: Vec<Pos> = b.candidates().iter().collect();
-                    b.make(cands[rng.gen_range(0..cands.len())]);
-                }
-                let me = b.side_to_move();
-                let opp = me.opposite();
-                if b.is_won()
-                    || b.count(me, Class::Five) > 0
-                    || b.count(opp, Class::Five) > 0
-                    || !four_three_threat(&b, opp)
-                {
-                    continue;
-                }
-                let mut out = Vec::new();
-                let kind = generate_with(&mut b, &by_class, 8, &[], true, &mut out);
-                assert_eq!(kind, NodeKind::Forced);
-                let listed: Vec<Pos> = out.iter().map(|m| m.pos).collect();
-                // Our fours, and the cells after which no point is left
-                // (anywhere on the board: a defence may lie beyond the
-                // candidates).
-                let (mut fours, mut takes) = (Vec::new(), Vec::new());
-                let empty: Vec<Pos> = (0..15 * 15)
-                    .map(|i| Pos::new(i % 15, i / 15))
-                    .filter(|&p| b.is_empty(p))
-                    .collect();
-                for q in empty {
-                    if is_banned(&mut b, me, q) {
-                        continue;
-                    }
-                    let four = b.class(me, q).is_four();
-                    b.make(q);
-                    let left = b.count(opp, Class::Block4Flex3);
-                    b.unmake();
-                    if four {
-                        fours.push(q);
-                    } else if left == 0 {
-                        takes.push(q);
-                    }
-                }
-                let show = |v: &[Pos]| v.iter().map(|p| p.to_string()).collect::<Vec<_>>();
-                let why = format!(
-                    "{rule}: {:?} {:?} {:?}\n{b:?}",
-                    show(&listed),
-                    show(&fours),
-                    show(&takes)
-                );
-                for q in fours.iter().chain(&takes) {
-                    assert!(listed.contains(q), "{q} missing: {why}");
-                }
-                // Where nothing takes every point away, one more cell: the
-                // one that takes the most.
-                let extra = listed.len() - fours.len() - takes.len();
-                assert!(extra <= usize::from(takes.is_empty()), "{why}");
-                checked += 1;
-            }
-        }
-        assert!(checked > 50, "{checked}");
     }
 
     #[test]
@@ -544,106 +362,6 @@ mod tests {
         assert!(!moves.contains(&Pos::new(7, 7)));
         let (_, moves) = gen(Rule::Freestyle, "f8a1g8a15h6o1h7o15");
         assert_eq!(moves[0], Pos::new(7, 7));
-    }
-
-    #[test]
-    fn a_threatened_quiet_node_gets_back_the_fours_the_cut_dropped() {
-        // From a game against Wine: white b5 threatens b8 (a four-three)
-        // and black's four f6 starts a win by fours (f6 f5 f9 f10 g10). An
-        // ordering that ranks fours last cuts it from a quiet list.
-        let moves = "i12l9g11e5k6g9e6d6h11c7f4e7f8d7f7b7a7b5";
-        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
-        let f6 = Pos::parse_pos("f6").unwrap();
-        assert!(b.count(Color::White, Class::Block4Flex3) > 0);
-        let fours_last = |b: &Board, p: Pos| -(b.class(b.side_to_move(), p) as i32);
-        let mut out = Vec::new();
-        let kind = generate(&mut b, &fours_last, 6, &[], &mut out);
-        assert_eq!(kind, NodeKind::Quiet);
-        assert!(out.iter().all(|m| m.pos != f6));
-        let added = add_fours(&mut b, &fours_last, &[], &mut out);
-        assert!(added >= 1);
-        assert_eq!(out.len(), 6 + added);
-        assert!(out.iter().any(|m| m.pos == f6));
-        // Every black four is listed now, each once; the list is sorted.
-        let fours = b
-            .candidates()
-            .iter()
-            .filter(|&p| b.class(Color::Black, p) >= Class::Block4)
-            .count();
-        let listed = out
-            .iter()
-            .filter(|m| b.class(Color::Black, m.pos) >= Class::Block4)
-            .count();
-        assert_eq!(listed, fours);
-        assert!(out.windows(2).all(|w| w[0].score >= w[1].score));
-        // Excluded cells stay out; nothing is added twice.
-        let mut again = out.clone();
-        assert_eq!(add_fours(&mut b, &fours_last, &[], &mut again), 0);
-        let mut out = Vec::new();
-        generate(&mut b, &fours_last, 6, &[], &mut out);
-        add_fours(&mut b, &fours_last, &[f6], &mut out);
-        assert!(out.iter().all(|m| m.pos != f6));
-        // Without a threat of the opponent's, nothing is added.
-        let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8").unwrap();
-        let mut out = Vec::new();
-        generate(&mut b, &fours_last, 2, &[], &mut out);
-        assert_eq!(add_fours(&mut b, &fours_last, &[], &mut out), 0);
-    }
-
-    #[test]
-    fn a_quiet_node_gets_back_the_double_threats_the_cut_dropped() {
-        // From a game lost to Rapfi: after white f6, black's f4 makes two
-        // open threes (d4 . f4 g4 and f4 . h6 i7) and wins in 5 plies, but
-        // white has fours to answer with, so the node is quiet and an
-        // ordering that ranks such a cell low cuts it.
-        let moves = "j5h5d4h9g4h7h6f7g6g7i7f6";
-        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
-        let f4 = Pos::parse_pos("f4").unwrap();
-        assert_eq!(b.class(Color::Black, f4), Class::Flex3x2);
-        let threats_last = |b: &Board, p: Pos| -(b.class(b.side_to_move(), p) as i32);
-        let mut out = Vec::new();
-        assert_eq!(
-            generate(&mut b, &threats_last, 6, &[], &mut out),
-            NodeKind::Quiet
-        );
-        assert!(out.iter().all(|m| m.pos != f4));
-        let added = add_threats(&mut b, &threats_last, &[], false, &mut out);
-        assert!(added >= 1);
-        assert_eq!(out.len(), 6 + added);
-        // Every cell of a double threat for black is listed, each once;
-        // the list is sorted.
-        let double = |c: Class| DOUBLE_THREATS.contains(&c);
-        for p in b.candidates().iter() {
-            let n = out.iter().filter(|m| m.pos == p).count();
-            if double(b.class(Color::Black, p)) {
-                assert_eq!(n, 1, "{p}");
-            }
-        }
-        assert!(out.windows(2).all(|w| w[0].score >= w[1].score));
-        let mut again = out.clone();
-        assert_eq!(
-            add_threats(&mut b, &threats_last, &[], false, &mut again),
-            0
-        );
-        // Excluded cells stay out.
-        let mut out = Vec::new();
-        generate(&mut b, &threats_last, 6, &[], &mut out);
-        add_threats(&mut b, &threats_last, &[f4], false, &mut out);
-        assert!(out.iter().all(|m| m.pos != f4));
-        // With `theirs`, white's double-threat cells come too.
-        let mut out = Vec::new();
-        generate(&mut b, &threats_last, 6, &[], &mut out);
-        add_threats(&mut b, &threats_last, &[], true, &mut out);
-        for p in b.candidates().iter() {
-            if double(b.class(Color::White, p)) || double(b.class(Color::Black, p)) {
-                assert!(out.iter().any(|m| m.pos == p), "{p}");
-            }
-        }
-        // Where neither side has such a cell, nothing is added.
-        let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8").unwrap();
-        let mut out = Vec::new();
-        generate(&mut b, &threats_last, 2, &[], &mut out);
-        assert_eq!(add_threats(&mut b, &threats_last, &[], true, &mut out), 0);
     }
 
     #[test]

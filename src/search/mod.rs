@@ -76,32 +76,13 @@ pub struct Searcher {
     /// or a win or loss proved): the main thread stops and takes its result.
     helper_finished: Arc<AtomicBool>,
     killers: [[Option<Pos>; 2]; MAX_PLY],
-    /// The move a singular-extension search leaves out at each ply.
-    singular: [Option<Pos>; MAX_PLY],
-    /// The depth of the iteration under way.
-    root_depth: i32,
     /// The quiet static value of each node on the current line, where one
-    /// was taken (for the improving test).
+    /// was taken (for the trend of move-count pruning).
     evals: [Option<i32>; MAX_PLY],
-    /// Whether the move being searched at each ply makes an open three or
-    /// more (kept only for `lmr_attack`).
-    attacks: [bool; MAX_PLY],
     /// Whether the node at each ply is an expected cut node (set by its
-    /// parent before searching it; for `lmr_cut`).
+    /// parent before searching it; for the likely fail-high).
     cut: [bool; MAX_PLY],
-    /// The move being searched at each ply (for `counter_move`).
-    played: [Option<Pos>; MAX_PLY],
-    /// The counter move of each move, for the side that answers it (kept
-    /// only for `counter_move`).
-    counters: Box<[[Option<Pos>; CELLS]; 2]>,
     history: Box<[[i32; CELLS]; 2]>,
-    /// The reduction history (kept only for `lmr_hist`): by side and
-    /// cell, with gravity, within +/-16384.
-    stat: Box<[[i32; CELLS]; 2]>,
-    /// How far each move of the node at a ply falls below the node's best
-    /// by the ordering score alone, by cell (set by `order` for the moves
-    /// of its list; kept only for `lmr_policy`).
-    policy_gap: Box<[[i32; CELLS]; MAX_PLY]>,
     buffers: Vec<Vec<ScoredMove>>,
     nodes: u64,
     next_check: u64,
@@ -128,11 +109,9 @@ pub struct Searcher {
     /// The threat solver, for wins and losses by threats at the root.
     solver: crate::solver::Solver,
     /// The root moves checked against the opponent's threats in this
-    /// search: the move, the share of the limits the check had, and the
-    /// length of the opponent's win if the move lost to it.
-    refute_checked: Vec<(Pos, u32, Option<u32>)>,
-    /// Moves the refute loop has set aside in this search.
-    refute_set_aside: u32,
+    /// search, with the length of the opponent's win if the move lost
+    /// to it.
+    refute_checked: Vec<(Pos, Option<u32>)>,
 }
 
 impl std::fmt::Debug for Searcher {
@@ -173,19 +152,9 @@ impl Searcher {
             helper: None,
             helper_finished: Arc::new(AtomicBool::new(false)),
             killers: [[None; 2]; MAX_PLY],
-            singular: [None; MAX_PLY],
-            root_depth: 0,
             evals: [None; MAX_PLY],
-            attacks: [false; MAX_PLY],
             cut: [false; MAX_PLY],
-            played: [None; MAX_PLY],
-            counters: Box::new([[None; CELLS]; 2]),
             history: Box::new([[0; CELLS]; 2]),
-            stat: Box::new([[0; CELLS]; 2]),
-            policy_gap: vec![[0; CELLS]; MAX_PLY]
-                .into_boxed_slice()
-                .try_into()
-                .expect("MAX_PLY rows"),
             buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             nodes: 0,
             next_check: 0,
@@ -202,7 +171,6 @@ impl Searcher {
             root_moves: 0,
             solver,
             refute_checked: Vec::new(),
-            refute_set_aside: 0,
         }
     }
 
@@ -218,9 +186,7 @@ impl Searcher {
         self.tt.clear();
         self.vcf_cache.clear();
         self.killers = [[None; 2]; MAX_PLY];
-        self.counters.iter_mut().for_each(|c| c.fill(None));
         self.history.iter_mut().for_each(|h| h.fill(0));
-        self.stat.iter_mut().for_each(|h| h.fill(0));
         self.last_score = None;
         self.solver.clear();
     }
@@ -256,7 +222,6 @@ impl Searcher {
         self.next_check = 0;
         self.stopped = false;
         self.refute_checked.clear();
-        self.refute_set_aside = 0;
         self.eval.attach(board);
         if !board.is_won() && !board.is_full() {
             if let Some(r) = self.solve_root(board) {
@@ -274,29 +239,7 @@ impl Searcher {
                 return self.allowed_answer(board, r);
             }
         }
-        // The search leaves `refute_reserve` of the limits to the check of
-        // its move; the check, and a search again without the move, have
-        // the whole of them.
-        let reserve = match self.params.refute_share {
-            0 => 0,
-            _ => self.params.refute_reserve.min(50),
-        };
-        if reserve > 0 {
-            let keep = |x: u64| x * (100 - reserve as u64) / 100;
-            self.limits.nodes = limits.nodes.map(|n| keep(n).max(1));
-            self.limits.hard_time = limits.hard_time.map(|t| t * (100 - reserve) / 100);
-            if let (Some(s), Some(h)) = (self.limits.soft_time, self.limits.hard_time) {
-                self.limits.soft_time = Some(s.min(h));
-            }
-        }
         let result = self.iterate_threads(board, &mut report);
-        if reserve > 0 {
-            self.limits = limits.clone();
-            // Stopped by the reduced limits, not by a stop from outside.
-            if !self.stop.load(std::sync::atomic::Ordering::Relaxed) {
-                self.stopped = false;
-            }
-        }
         let mut result = self.refute_loop(board, result, &mut report);
         result.nodes = self.nodes();
         self.allowed_answer(board, result)

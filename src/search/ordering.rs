@@ -110,8 +110,7 @@ pub fn handset_tables(params: &Params, rule: Rule) -> [Box<[i32; POLICY_LEN]>; 2
 }
 
 impl Searcher {
-    /// Puts the table move first, then killers, then the counter move of
-    /// the opponent's last move (`counter_move`), then the rest by static
+    /// Puts the table move first, then killers, then the rest by static
     /// score plus history.
     pub(super) fn order(
         &mut self,
@@ -121,17 +120,6 @@ impl Searcher {
         side: usize,
     ) {
         let side = side & 1;
-        let counter = match (self.params.counter_move, ply) {
-            (true, 1..) => self.played[ply - 1].and_then(|q| self.counters[side][q.index()]),
-            _ => None,
-        };
-        if self.params.lmr_policy > 0 || self.params.lmr_policy_near > 0 {
-            let top = moves.iter().map(|m| m.score).max().unwrap_or(0);
-            let gaps = &mut self.policy_gap[ply];
-            for m in moves.iter() {
-                gaps[m.pos.index()] = top.saturating_sub(m.score);
-            }
-        }
         for m in moves.iter_mut() {
             let bonus = if Some(m.pos) == tt_move {
                 1 << 28
@@ -139,10 +127,8 @@ impl Searcher {
                 1 << 26
             } else if Some(m.pos) == self.killers[ply][1] {
                 1 << 25
-            } else if Some(m.pos) == counter {
-                1 << 24
             } else {
-                self.history[side][m.pos.index()] / if self.params.hist_gravity { 32 } else { 64 }
+                self.history[side][m.pos.index()] / 64
             };
             m.score = m.score.saturating_add(bonus);
         }
@@ -150,59 +136,18 @@ impl Searcher {
     }
 
     /// Remembers that `p` cut off at `ply`: a killer (outside forced
-    /// nodes) and history for `side`; with `hist_gravity`, the moves
-    /// `tried` before it lose as much history as it gains.
-    pub(super) fn reward(
-        &mut self,
-        p: Pos,
-        ply: usize,
-        side: usize,
-        depth: i32,
-        forced: bool,
-        tried: &[Pos],
-    ) {
+    /// nodes) and history for `side` (`depth` squared, up to a cap).
+    pub(super) fn reward(&mut self, p: Pos, ply: usize, side: usize, depth: i32, forced: bool) {
         if !forced {
             let k = &mut self.killers[ply];
             if k[0] != Some(p) {
                 k[1] = k[0];
                 k[0] = Some(p);
             }
-            if let (true, 1..) = (self.params.counter_move, ply) {
-                if let Some(q) = self.played[ply - 1] {
-                    self.counters[side & 1][q.index()] = Some(p);
-                }
-            }
         }
-        if self.params.lmr_hist > 0 && !forced {
-            let stat = &mut self.stat[side & 1];
-            let b = (38 * depth * depth + 160 * depth - 240).clamp(0, 13_600);
-            gravity(&mut stat[p.index()], b);
-            for q in tried {
-                gravity(&mut stat[q.index()], -b);
-            }
-        }
-        let history = &mut self.history[side & 1];
-        if self.params.hist_gravity {
-            let b = (8 * depth * depth).min(2048);
-            gravity(&mut history[p.index()], b);
-            for q in tried {
-                gravity(&mut history[q.index()], -b);
-            }
-        } else {
-            let h = &mut history[p.index()];
-            *h = (*h + depth * depth).min(1 << 20);
-        }
+        let h = &mut self.history[side & 1][p.index()];
+        *h = (*h + depth * depth).min(1 << 20);
     }
-}
-
-/// The most a history value reaches with `hist_gravity`.
-const HISTORY_MAX: i32 = 1 << 14;
-
-/// Adds `b` to a history value `h`, less `h`'s own share of `|b|`, so `h`
-/// stays within +/-[`HISTORY_MAX`] and a new result outweighs old ones.
-#[inline]
-fn gravity(h: &mut i32, b: i32) {
-    *h += b - *h * b.abs() / HISTORY_MAX;
 }
 
 /// The move lists of forced nodes (only those, so a hit is a forced node),
@@ -320,78 +265,29 @@ mod tests {
     }
 
     #[test]
-    fn history_with_gravity_rewards_the_cut_and_punishes_the_moves_before_it() {
-        let params = Params {
-            hist_gravity: true,
-            ..Params::default()
-        };
-        let mut s = Searcher::new(params, 1 << 16);
+    fn a_cut_teaches_a_killer_and_history_and_ordering_reads_them() {
+        let mut s = Searcher::new(Params::default(), 1 << 16);
         let [a, b, c] = ["h8", "i9", "j10"].map(|t| Pos::parse_pos(t).unwrap());
-        s.reward(a, 3, 0, 4, false, &[b]);
+        s.reward(a, 3, 0, 4, false);
         assert_eq!(s.killers[3][0], Some(a));
-        let h = |s: &Searcher, p: Pos| s.history[0][p.index()];
-        assert_eq!((h(&s, a), h(&s, b), h(&s, c)), (128, -128, 0));
+        assert_eq!(s.history[0][a.index()], 16);
         assert_eq!(s.history[1][a.index()], 0, "the other side's is apart");
-        // Many deep cuts: the value nears the bound and stays within it.
-        for _ in 0..1000 {
-            s.reward(a, 3, 0, 30, false, &[b]);
-        }
-        assert!((16000..=HISTORY_MAX).contains(&h(&s, a)), "{}", h(&s, a));
-        assert!((-HISTORY_MAX..=-16000).contains(&h(&s, b)), "{}", h(&s, b));
         // A forced node keeps no killer; history still learns.
-        s.reward(c, 5, 0, 2, true, &[]);
-        assert_eq!(s.killers[5][0], None);
-        assert_eq!(h(&s, c), 32);
-        // Ordering reads h / 32: the punished move goes last.
-        let mut moves: Vec<ScoredMove> = [a, b, c]
-            .iter()
-            .map(|&pos| ScoredMove { pos, score: 100 })
-            .collect();
-        s.order(&mut moves, None, 9, 0);
-        assert_eq!(moves.iter().map(|m| m.pos).collect::<Vec<_>>(), [a, c, b]);
-    }
-
-    #[test]
-    fn the_reduction_history_learns_apart_from_the_ordering_history() {
-        let params = Params {
-            lmr_hist: 4000,
-            ..Params::default()
+        s.reward(c, 5, 0, 16, true);
+        assert_eq!(s.killers[5], [None, None]);
+        assert_eq!(s.history[0][c.index()], 256);
+        // At ply 3 the killer comes first; elsewhere history (c: 256 / 64)
+        // lifts c above b.
+        let moves = |s: &mut Searcher, ply| {
+            let mut m: Vec<ScoredMove> = [a, b, c]
+                .iter()
+                .map(|&pos| ScoredMove { pos, score: 100 })
+                .collect();
+            s.order(&mut m, None, ply, 0);
+            m.iter().map(|m| m.pos).collect::<Vec<_>>()
         };
-        let mut s = Searcher::new(params, 1 << 16);
-        let [a, b, c] = ["h8", "i9", "j10"].map(|t| Pos::parse_pos(t).unwrap());
-        let st = |s: &Searcher, p: Pos| s.stat[0][p.index()];
-        // Depth 4: 38 * 16 + 160 * 4 - 240 = 1008.
-        s.reward(a, 3, 0, 4, false, &[b]);
-        assert_eq!((st(&s, a), st(&s, b), st(&s, c)), (1008, -1008, 0));
-        assert_eq!(s.stat[1][a.index()], 0, "the other side's is apart");
-        // The ordering's history is the plain one (no malus).
-        assert_eq!((s.history[0][a.index()], s.history[0][b.index()]), (16, 0));
-        // A forced node teaches it nothing; depth 1 gives no bonus.
-        s.reward(c, 5, 0, 6, true, &[a]);
-        s.reward(c, 5, 0, 1, false, &[a]);
-        assert_eq!((st(&s, a), st(&s, c)), (1008, 0));
-        // Deep cuts: near the bound, within it.
-        for _ in 0..1000 {
-            s.reward(a, 3, 0, 30, false, &[b]);
-        }
-        assert!((16000..=HISTORY_MAX).contains(&st(&s, a)), "{}", st(&s, a));
-        assert!(
-            (-HISTORY_MAX..=-16000).contains(&st(&s, b)),
-            "{}",
-            st(&s, b)
-        );
-        // Off: nothing learnt.
-        let mut off = Searcher::new(Params::default(), 1 << 16);
-        off.reward(a, 3, 0, 8, false, &[b]);
-        assert_eq!((st(&off, a), st(&off, b)), (0, 0));
-        // In the reductions, past an offset of 4000: a (above 16000)
-        // 3 plies less (down to 0), b (below -16000) 5 more (no more than
-        // leaves the child depth 1), c (0) one more.
-        s.params.lmr_hist_offset = 4000;
-        assert_eq!(s.history_reduction(2, 0, a, 6), 0);
-        assert_eq!(s.history_reduction(1, 0, b, 9), 6);
-        assert_eq!(s.history_reduction(1, 0, b, 6), 5);
-        assert_eq!(s.history_reduction(1, 0, c, 6), 2);
+        assert_eq!(moves(&mut s, 3), [a, c, b]);
+        assert_eq!(moves(&mut s, 9), [c, a, b]);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::board::rules::find_class;
 use crate::board::Board;
 use crate::eval::policy::refresh_shape_scores;
 use crate::eval::Evaluator;
-use crate::movegen::{add_fours, add_rest, add_threats, generate_with, NodeKind, ScoredMove};
+use crate::movegen::{add_rest, generate, NodeKind, ScoredMove};
 use crate::pattern::Class;
 use crate::solver::{four_three_wins, three_three_wins};
 use crate::types::Pos;
@@ -42,22 +42,6 @@ pub trait SearchNode {
     /// Does move `m` make a three or a four for the side to move (never
     /// pruned by move count)?
     fn is_tactical(&self, m: Pos) -> bool;
-    /// Is move `m` a four for the side to move on a cell where the
-    /// opponent makes no four (a counter-attack that takes none of the
-    /// opponent's threat cells)?
-    fn counter_four(&self, _m: Pos) -> bool {
-        false
-    }
-    /// Would move `m` make a four (or a five) for the side to move? Asked
-    /// before the move is made.
-    fn makes_four(&self, _m: Pos) -> bool {
-        false
-    }
-    /// Does move `m` take a cell where the opponent's class is at least
-    /// `class` (see [`super::params::Params::mcp_defence`])?
-    fn blocks_class(&self, _m: Pos, _class: u8) -> bool {
-        false
-    }
     /// The moves to search, scored for ordering; a quiet node keeps its
     /// best `width`.
     fn generate(
@@ -69,7 +53,7 @@ pub trait SearchNode {
         out: &mut Vec<ScoredMove>,
     ) -> NodeKind;
     /// Appends the rest of a quiet node's candidates to `out`, after the
-    /// moves already there (see [`super::params::Params::widen_lost`]).
+    /// moves already there (see [`super::params::Params::widen_pv`]).
     fn widen(
         &mut self,
         _params: &Params,
@@ -158,20 +142,6 @@ impl SearchNode for Board {
         self.class(self.side_to_move(), m) >= Class::Flex3
     }
 
-    fn makes_four(&self, m: Pos) -> bool {
-        self.class(self.side_to_move(), m).is_four()
-    }
-
-    fn blocks_class(&self, m: Pos, class: u8) -> bool {
-        self.class(self.side_to_move().opposite(), m) as u8 >= class
-    }
-
-    fn counter_four(&self, m: Pos) -> bool {
-        let me = self.side_to_move();
-        let mine = self.class(me, m);
-        mine.is_four() && mine != Class::Five && !self.class(me.opposite(), m).is_four()
-    }
-
     fn generate(
         &mut self,
         params: &Params,
@@ -181,21 +151,7 @@ impl SearchNode for Board {
         out: &mut Vec<ScoredMove>,
     ) -> NodeKind {
         let scorer = scorer(self, params, eval);
-        let kind = generate_with(
-            self,
-            &scorer,
-            width,
-            excluded,
-            params.defend_four_three,
-            out,
-        );
-        if params.keep_fours && kind == NodeKind::Quiet {
-            add_fours(self, &scorer, excluded, out);
-        }
-        if params.keep_threats > 0 && kind == NodeKind::Quiet {
-            add_threats(self, &scorer, excluded, params.keep_threats > 1, out);
-        }
-        kind
+        generate(self, &scorer, width, excluded, out)
     }
 
     fn widen(

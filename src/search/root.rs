@@ -10,10 +10,6 @@ use crate::board::Board;
 use crate::solver::{Mode, Outcome, SolveLimits};
 use crate::types::Pos;
 
-/// The most time the last-chance refute check takes on the clock
-/// (milliseconds), well inside the margin the clock keeps.
-const LAST_CHANCE_MS: u64 = 5;
-
 impl Searcher {
     /// The solver's budget for a share (percent) of this search's limits:
     /// nodes and time.
@@ -65,46 +61,16 @@ impl Searcher {
     }
 
     /// Does the opponent win by threats after our move `m`? The length of
-    /// their win in plies if so. A move checked before in this search (by
-    /// the early check) is not checked again unless that check was given
-    /// less and found no win.
+    /// their win in plies if so. A move checked before in this search is
+    /// not checked again.
     fn refuted(&mut self, board: &mut Board, m: Pos) -> Option<u32> {
         let share = self.params.refute_share;
-        let known = self.refute_checked.iter().find(|&&(c, _, _)| c == m);
-        if let Some(&(_, had, r)) = known {
-            if had >= share || r.is_some() {
-                return r;
-            }
+        if let Some(&(_, r)) = self.refute_checked.iter().find(|&&(c, _)| c == m) {
+            return r;
         }
         let r = self.refuted_within(board, m, share);
-        self.refute_checked.push((m, share, r));
+        self.refute_checked.push((m, r));
         r
-    }
-
-    /// The early refute check (`params.refute_early`), between two
-    /// iterations of a timed search: does the best move so far lose to
-    /// the opponent's threats? Run once a move, and only when the search
-    /// has spent `refute_early_at` percent of its hard limit.
-    fn refuted_early(&mut self, board: &mut Board, result: &SearchResult) -> bool {
-        let share = self.params.refute_early;
-        let (Some(m), Some(hard)) = (result.best, self.limits.hard_time) else {
-            return false;
-        };
-        let claimed_win = result.score > 0 && self.params.refute_wins;
-        // With no try left, the refute loop could not act on a find.
-        if share == 0
-            || self.params.refute_share == 0
-            || self.refute_set_aside >= self.params.refute_tries
-            || self.helper.is_some()
-            || (is_decisive(result.score) && !claimed_win)
-            || self.refute_checked.iter().any(|&(c, _, _)| c == m)
-            || self.start.elapsed() < hard * self.params.refute_early_at / 100
-        {
-            return false;
-        }
-        let r = self.refuted_within(board, m, share);
-        self.refute_checked.push((m, share, r));
-        r.is_some()
     }
 
     fn refuted_within(&mut self, board: &mut Board, m: Pos, share: u32) -> Option<u32> {
@@ -131,68 +97,6 @@ impl Searcher {
         matches!(s.outcome, Outcome::Win(_)).then_some(s.plies)
     }
 
-    /// The last-chance refute check (`params.refute_last`) of a search
-    /// that ran into its limits: a move the opponent's threats beat within
-    /// a few solver nodes gives way to the next root move in the search's
-    /// order that they do not (`refute_tries` tried at most); when every
-    /// one tried loses too, the move stays. Not after a stop from outside.
-    pub(super) fn last_chance(
-        &mut self,
-        board: &mut Board,
-        mut result: SearchResult,
-    ) -> SearchResult {
-        let budget = self.params.refute_last;
-        let Some(m) = result.best else {
-            return result;
-        };
-        if budget == 0
-            || self.params.refute_share == 0
-            || self.stop.load(std::sync::atomic::Ordering::Relaxed)
-        {
-            return result;
-        }
-        // On the clock, a few milliseconds in all: the manager's margin.
-        let start = std::time::Instant::now();
-        let timed = self.limits.nodes.is_none() && self.limits.hard_time.is_some();
-        let total = std::time::Duration::from_millis(LAST_CHANCE_MS);
-        let loses = |s: &mut Searcher, board: &mut Board, p: Pos| -> Option<bool> {
-            let time = if timed {
-                let left = total.checked_sub(start.elapsed())?;
-                Some(left)
-            } else {
-                None
-            };
-            let limits = SolveLimits {
-                nodes: budget,
-                time,
-                ..s.solver_limits(0)
-            };
-            Some(s.opponent_wins_after(board, p, &limits).is_some())
-        };
-        if loses(self, board, m) != Some(true) {
-            return result;
-        }
-        let others: Vec<Pos> = self.buffers[0]
-            .iter()
-            .map(|s| s.pos)
-            .filter(|&p| p != m && !self.root_excluded.contains(&p))
-            .take(self.params.refute_tries as usize)
-            .collect();
-        for p in others {
-            match loses(self, board, p) {
-                Some(false) => {
-                    log::info!("{m} loses to the opponent's threats: {p} instead (last chance)");
-                    result.best = Some(p);
-                    result.pv = vec![p];
-                    return result;
-                }
-                Some(true) => {}
-                None => break,
-            }
-        }
-        result
-    }
-
     /// Checks the search's move against the opponent's threats after it: a
     /// move that loses to them is set aside and the search runs again
     /// without it, `params.refute_tries` times at most.
@@ -211,7 +115,6 @@ impl Searcher {
                 break;
             }
             if self.stopped {
-                result = self.last_chance(board, result);
                 break;
             }
             let Some(m) = result.best else { break };
@@ -220,7 +123,6 @@ impl Searcher {
             };
             log::info!("{m} loses to the opponent's threats: searching again without it");
             self.root_excluded.push(m);
-            self.refute_set_aside += 1;
             let again = self.iterate_threads(board, &mut *report);
             // Every other move loses by force too: the set-aside move, lost
             // only to a threat sequence, is the longer resistance.
@@ -252,9 +154,6 @@ impl Searcher {
         for h in self.history.iter_mut() {
             h.iter_mut().for_each(|v| *v /= 8);
         }
-        for h in self.stat.iter_mut() {
-            h.iter_mut().for_each(|v| *v /= 2);
-        }
         let max_depth = limits
             .depth
             .unwrap_or(MAX_PLY as i32 / 2)
@@ -277,7 +176,6 @@ impl Searcher {
             self.root_best = None;
             self.seldepth = 0;
             let mut pv = Pv::new();
-            self.root_depth = depth;
             let score = self.aspiration(board, depth, prev, &mut pv);
             if self.stopped {
                 // A root move searched in full that beat the window's
@@ -341,11 +239,6 @@ impl Searcher {
                 if elapsed >= t {
                     break;
                 }
-            }
-            // The next iteration may not finish: check the move now, and
-            // leave a refuted one to the refute loop.
-            if self.refuted_early(board, &result) {
-                break;
             }
         }
         result.nodes = self.nodes();

@@ -3,7 +3,6 @@ use crate::board::rules::is_banned;
 use crate::movegen::NodeKind;
 use crate::pattern::Class;
 use crate::perft::position_from_moves;
-use crate::solver::{Outcome, SolveLimits, Solver};
 use crate::types::{Color, Rule};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -422,40 +421,6 @@ fn a_forbidden_answer_is_replaced_by_a_playable_cell() {
 }
 
 #[test]
-fn the_last_chance_check_gives_up_a_move_the_opponents_threats_beat() {
-    // Black h8 i8 j8 is an open three, white to move: any move but a
-    // block at g8 or k8 lets black's open four win. A search that ran
-    // into its limits handed back a1; the last-chance check sees black's
-    // win and plays the first root move that black's threats do not beat.
-    let mut b = position_from_moves(15, Rule::Freestyle, "h8a2i8a4j8").unwrap();
-    let p = |s: &str| Pos::parse_pos(s).unwrap();
-    let params = Params::with_overrides("refute_last=2000").unwrap();
-    let mut s = Searcher::new(params, 1 << 20);
-    // A search fills the root's list.
-    let r = s.search(&mut b.clone(), &Limits::depth(2), |_| {});
-    assert!(matches!(r.best, Some(m) if m == p("g8") || m == p("k8")));
-    let chosen = |best| SearchResult {
-        best: Some(best),
-        score: 40,
-        depth: 3,
-        nodes: 9,
-        pv: vec![best],
-        solved: false,
-    };
-    let r = s.last_chance(&mut b, chosen(p("a1")));
-    let m = r.best.unwrap();
-    assert!(m == p("g8") || m == p("k8"), "{m}");
-    assert_eq!(r.pv, vec![m]);
-    // A move that holds passes unchanged; so does any move with the
-    // check off.
-    assert_eq!(s.last_chance(&mut b, chosen(p("k8"))).best, Some(p("k8")));
-    s.params.refute_last = 0;
-    assert_eq!(s.last_chance(&mut b, chosen(p("a1"))).best, Some(p("a1")));
-    // The board is as it was.
-    assert_eq!(b.moves().count(), 5);
-}
-
-#[test]
 fn renju_white_wins_through_a_forbidden_cell() {
     // Black f8 g8 h6 h7 make h8 a double-three point. White i7 j6 k5 lie
     // on the anti-diagonal through h8, closed by black g9 on one side and
@@ -709,26 +674,26 @@ fn a_search_with_a_network_leaves_its_sums_right() {
 }
 
 #[test]
-fn improving_compares_with_our_last_known_static_value() {
+fn the_trend_compares_with_our_last_known_static_value() {
     let mut s = Searcher::new(Params::default(), 1 << 16);
     // Two plies up first; where that node had none, four plies up.
     s.evals[0] = Some(5);
     s.evals[2] = Some(10);
-    assert!(s.improving(2));
+    assert_eq!(s.trend(2), Some(true));
     s.evals[2] = Some(5);
-    assert!(!s.improving(2), "equal is not improving");
+    assert_eq!(s.trend(2), Some(false), "equal is not improving");
     s.evals[2] = None;
-    assert!(!s.improving(2), "no value of its own");
+    assert_eq!(s.trend(2), None, "no value of its own");
     s.evals[2] = Some(10);
     s.evals[0] = None;
-    assert!(!s.improving(2), "nothing to compare with");
+    assert_eq!(s.trend(2), None, "nothing to compare with");
     s.evals[0] = Some(5);
     s.evals[2] = None;
     s.evals[4] = Some(6);
-    assert!(s.improving(4), "falls back to four plies up");
+    assert_eq!(s.trend(4), Some(true), "falls back to four plies up");
     s.evals[4] = Some(4);
-    assert!(!s.improving(4));
-    assert!(!s.improving(0) && !s.improving(1));
+    assert_eq!(s.trend(4), Some(false));
+    assert_eq!((s.trend(0), s.trend(1)), (None, None));
 }
 
 /// A quiet position for the early-pruning tests, a searcher with
@@ -745,25 +710,6 @@ fn pruning_setup(params: Params) -> (Board, Searcher, i32, i32) {
     s.eval.attach(&mut b);
     let e = b.quiet_eval(&s.eval).expect("nothing is threatened");
     (b, s, margin, e)
-}
-
-#[test]
-fn reverse_futility_asks_one_ply_less_of_an_improving_node() {
-    let (mut b, mut s, margin, e) = pruning_setup(Params {
-        rfp_improving: true,
-        ..Params::default()
-    });
-    let (depth, ply) = (3, 2);
-    // Beta above what a depth-3 margin allows, within a depth-2 margin.
-    let beta = e - margin * (depth - 1);
-    let mut prune = |s: &mut Searcher, before: i32| {
-        s.evals[ply - 2] = Some(before);
-        s.prune_early(&mut b, depth, beta - 1, beta, ply, None)
-    };
-    assert_eq!(prune(&mut s, e + 1), None, "not improving");
-    assert_eq!(prune(&mut s, e - 1), Some(e), "improving");
-    s.params.rfp_improving = false;
-    assert_eq!(prune(&mut s, e - 1), None, "switched off");
 }
 
 #[test]
@@ -790,101 +736,6 @@ fn reverse_futility_base_lowers_the_margin_to_nothing_at_depth_one() {
     assert_eq!(s.prune_early(&mut b, 1, e - 1, e, 2, None), None);
 }
 
-#[test]
-fn a_node_that_is_not_improving_reduces_late_moves_one_ply_more() {
-    let params = Params {
-        lmr_improving: true,
-        ..Params::default()
-    };
-    let (d, i) = (params.lmr_depth, params.lmr_index);
-    let mut s = Searcher::new(params, 1 << 16);
-    assert_eq!(s.reduction(d, i, false, true, false, false), 1);
-    assert_eq!(s.reduction(d, i, false, false, false, false), 2);
-    assert_eq!(
-        s.reduction(d, i, true, false, false, false),
-        1,
-        "not at PV nodes"
-    );
-    assert_eq!(
-        s.reduction(d, i - 1, false, false, false, false),
-        0,
-        "not where no reduction is due"
-    );
-    s.params.lmr_improving = false;
-    assert_eq!(s.reduction(d, i, false, false, false, false), 1);
-}
-
-#[test]
-fn an_attack_or_a_pv_node_is_reduced_one_ply_less() {
-    // Each switch spares one ply where its condition holds: an attack that
-    // goes on (`lmr_attack`), a PV node (`lmr_pv`).
-    type Switch = fn(&mut Params, bool);
-    let cases: [(&str, Switch, bool, bool); 2] = [
-        ("lmr_attack", |p, on| p.lmr_attack = on, false, true),
-        ("lmr_pv", |p, on| p.lmr_pv = on, true, false),
-    ];
-    for (name, set, pv, attack) in cases {
-        let mut params = Params::default();
-        set(&mut params, true);
-        let (d, i) = (params.lmr_depth, params.lmr_index);
-        let mut s = Searcher::new(params, 1 << 16);
-        assert_eq!(
-            s.reduction(d, 2 * i, false, true, false, false),
-            2,
-            "{name}"
-        );
-        assert_eq!(s.reduction(d, 2 * i, pv, true, attack, false), 1, "{name}");
-        assert_eq!(s.reduction(d, i, pv, true, attack, false), 0, "{name}");
-        assert_eq!(
-            s.reduction(d, i - 1, pv, true, attack, false),
-            0,
-            "{name}: never below 0"
-        );
-        set(&mut s.params, false);
-        assert_eq!(
-            s.reduction(d, 2 * i, pv, true, attack, false),
-            2,
-            "{name} switched off"
-        );
-    }
-}
-
-#[test]
-fn an_expected_cut_node_reduces_every_late_move_more_but_keeps_depth_one() {
-    let params = Params {
-        lmr_cut: 1,
-        ..Params::default()
-    };
-    let i = params.lmr_index;
-    let d = params.lmr_depth + 3;
-    let mut s = Searcher::new(params, 1 << 16);
-    assert_eq!(s.reduction(d, i, false, true, false, true), 2);
-    assert_eq!(
-        s.reduction(d, 1, false, true, false, true),
-        1,
-        "from the second move"
-    );
-    assert_eq!(
-        s.reduction(d, 0, false, true, false, true),
-        0,
-        "never the first"
-    );
-    assert_eq!(
-        s.reduction(d, i, false, true, false, false),
-        1,
-        "not elsewhere"
-    );
-    // At depth 2 the child (depth 1) has no ply to give; at depth 3, one.
-    assert_eq!(s.reduction(2, 1, false, true, false, true), 0);
-    assert_eq!(s.reduction(3, 1, false, true, false, true), 1);
-    s.params.lmr_cut = 0;
-    assert_eq!(
-        s.reduction(d, i, false, true, false, true),
-        1,
-        "switched off"
-    );
-}
-
 /// The nodes of a search to `depth` of a middle-game position with the
 /// parameter overrides `overrides` (a switch test's measure: a switch
 /// that reaches the tree changes it), which must still find a move.
@@ -898,58 +749,15 @@ fn switch_nodes(overrides: &str, depth: i32) -> u64 {
 }
 
 #[test]
-fn cut_node_switches_change_the_search_below_the_root() {
-    // The parent marks its children: with either switch on, the expected
-    // cut nodes below the root search another tree.
+fn the_likely_fail_high_reaches_the_cut_nodes_below_the_root() {
+    // The parent marks its children: with the likely fail-high on, the
+    // expected cut nodes below the root search another tree.
     let nodes = |overrides: &str| switch_nodes(overrides, 7);
-    let off = nodes("lmr_cut=0,lfh_margin=0");
-    for on in ["lmr_cut=1,lfh_margin=0", "lfh_margin=20"] {
-        assert_ne!(
-            nodes(on),
-            off,
-            "{on}: the parents' marks never reached a child"
-        );
-    }
-    // Sparing fours is read before the move, while the cell is empty: a
-    // check after it (the cell then holds a stone) would spare none.
     assert_ne!(
-        nodes("lfh_margin=20,lfh_fours=1"),
         nodes("lfh_margin=20"),
-        "lfh_fours spared no four"
+        nodes("lfh_margin=0"),
+        "the parents' marks never reached a child"
     );
-}
-
-#[test]
-fn blocks_class_reads_the_opponents_class_of_the_cell() {
-    // Black h8 i8, white to move: black's g8 and j8 make an open three.
-    let b = position_from_moves(15, Rule::Freestyle, "h8a1i8").unwrap();
-    let p = |s: &str| Pos::parse_pos(s).unwrap();
-    let three = Class::Flex3 as u8;
-    assert!(b.blocks_class(p("g8"), three) && b.blocks_class(p("j8"), three));
-    assert!(!b.blocks_class(p("g8"), Class::Flex3Plus as u8));
-    assert!(!b.blocks_class(p("h12"), three) && !b.blocks_class(p("o15"), three));
-}
-
-#[test]
-fn defence_and_ttpv_switches_change_the_search() {
-    // Each switch reaches the tree: another node count to the same depth,
-    // and a move still found.
-    let nodes = |overrides: &str| switch_nodes(overrides, 8);
-    let off = nodes("mcp_defence=0,lmr_ttpv=0");
-    // Fewer moves pruned, or fewer reduced, search another tree (here a
-    // smaller one: the kept defences cut sooner).
-    assert_ne!(nodes("mcp_defence=7"), off, "mcp_defence spared nothing");
-    assert_ne!(nodes("mcp_defence=7"), nodes("mcp_defence=9"));
-    assert_ne!(nodes("lmr_ttpv=1"), off, "lmr_ttpv reduced nothing less");
-}
-
-#[test]
-fn makes_four_is_asked_of_an_empty_cell() {
-    // Black h8 i8 j8, black to move: g8 and k8 make an open four.
-    let b = position_from_moves(15, Rule::Freestyle, "h8a1i8a2j8a3").unwrap();
-    let p = |s: &str| Pos::parse_pos(s).unwrap();
-    assert!(b.makes_four(p("g8")) && b.makes_four(p("k8")));
-    assert!(!b.makes_four(p("h9")) && !b.makes_four(p("o15")));
 }
 
 #[test]
@@ -989,116 +797,6 @@ fn a_likely_fail_high_needs_a_quiet_cut_node_above_beta_by_the_margin() {
 }
 
 #[test]
-fn table_reductions_grow_with_depth_and_move_number() {
-    let params = Params {
-        lmr_log: 100,
-        lmr_depth: 64,
-        ..Params::default()
-    };
-    let s = Searcher::new(params, 1 << 16);
-    // ln(8) * ln(8) = 4.32; ln(4) * ln(4) = 1.92; ln(10) * ln(20) = 6.90.
-    assert_eq!(s.reduction(8, 7, false, true, false, false), 4);
-    assert_eq!(
-        s.reduction(8, 7, true, true, false, false),
-        3,
-        "one less at a PV node"
-    );
-    assert_eq!(s.reduction(4, 3, false, true, false, false), 1);
-    assert_eq!(s.reduction(10, 19, false, true, false, false), 6);
-    // Never below depth 1, never the first move.
-    assert_eq!(s.reduction(3, 40, false, true, false, false), 1);
-    assert_eq!(s.reduction(10, 0, false, true, false, false), 0);
-    // The step reductions stay the floor.
-    let step = Params {
-        lmr_log: 10,
-        ..Params::default()
-    };
-    let (d, i) = (step.lmr_depth, step.lmr_index);
-    let s = Searcher::new(step, 1 << 16);
-    assert_eq!(s.reduction(d, i, false, true, false, false), 1);
-}
-
-#[test]
-fn singular_extension_extends_cuts_or_shortens_by_what_the_others_score() {
-    // A quiet position; the table says its first move scores `tt` (a
-    // lower bound from this depth). The other moves, searched at half
-    // depth against `tt` less the margin, decide.
-    let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8g7").unwrap();
-    let params = Params {
-        se_depth: 4,
-        se_margin: 4,
-        ..Params::default()
-    };
-    let mut s = Searcher::new(params, 1 << 20);
-    s.eval.attach(&mut b);
-    s.root_depth = 10;
-    let (depth, ply) = (6, 2);
-    let mut moves = Vec::new();
-    let kind = b.generate(&s.params, &s.eval, s.params.width, &[], &mut moves);
-    assert_eq!(kind, NodeKind::Quiet);
-    let first = moves[0].pos;
-    let mut run = |s: &mut Searcher, tt: i32, beta: i32| {
-        s.tt.clear();
-        s.tt.store(b.hash(), depth, tt, tt::Bound::Lower, Some(first), false);
-        let entry = s.tt.probe(b.hash());
-        s.singular_extension(&mut b, &moves, entry, depth, beta, ply, None, false)
-    };
-    // Far above what any other move scores: the table move is singular.
-    assert_eq!(run(&mut s, 5000, 5001), Ok(1));
-    // Far below: the others beat the lowered bound. Beta under it: cut.
-    let sb = -5000 - 4 * depth;
-    assert_eq!(run(&mut s, -5000, sb), Err(sb));
-    // Beta between the lowered bound and the table score: a ply less.
-    assert_eq!(run(&mut s, -5000, -5000), Ok(-1));
-    // Beta above the table score: nothing changes.
-    assert_eq!(run(&mut s, -5000, -4000), Ok(0));
-    // Not at forced nodes, not when switched off, not when the table's
-    // move is another.
-    assert_eq!(
-        s.singular_extension(&mut b, &moves, None, depth, 0, ply, None, false),
-        Ok(0)
-    );
-    s.tt.store(b.hash(), depth, 5000, tt::Bound::Lower, Some(first), false);
-    let entry = s.tt.probe(b.hash());
-    assert_eq!(
-        s.singular_extension(&mut b, &moves, entry, depth, 5001, ply, None, true),
-        Ok(0)
-    );
-    s.params.se_depth = 0;
-    assert_eq!(
-        s.singular_extension(&mut b, &moves, entry, depth, 5001, ply, None, false),
-        Ok(0)
-    );
-    s.params.se_depth = 4;
-    let other = moves[1].pos;
-    s.tt.store(b.hash(), depth, 5000, tt::Bound::Lower, Some(other), false);
-    let entry = s.tt.probe(b.hash());
-    assert_eq!(
-        s.singular_extension(&mut b, &moves, entry, depth, 5001, ply, None, false),
-        Ok(0)
-    );
-    b.check_consistency().unwrap();
-}
-
-#[test]
-fn a_search_with_singular_extensions_is_deterministic() {
-    let run = || {
-        let params = Params {
-            se_depth: 3,
-            ..Params::default()
-        };
-        let mut s = Searcher::new(params, 1 << 20);
-        let mut b = position_from_moves(15, Rule::Freestyle, "h8i9h9i8g7j10").unwrap();
-        let r = s.search(&mut b, &Limits::depth(6), |_| {});
-        b.check_consistency().unwrap();
-        (r.best, r.score, r.nodes)
-    };
-    let a = run();
-    assert!(a.0.is_some());
-    assert_eq!(a, run());
-}
-
-#[test]
 fn reverse_futility_reads_the_tables_bound_where_it_says_more() {
     let (mut b, mut s, margin, e) = pruning_setup(Params {
         tt_eval: true,
@@ -1112,7 +810,6 @@ fn reverse_futility_reads_the_tables_bound_where_it_says_more() {
             depth: 1,
             bound,
             mv: None,
-            pv: false,
         });
         s.prune_early(&mut b, depth, beta - 1, beta, ply, entry)
     };
@@ -1142,36 +839,6 @@ fn reverse_futility_reads_the_tables_bound_where_it_says_more() {
 }
 
 #[test]
-fn a_deeper_quiet_node_keeps_more_candidates() {
-    use super::node::width_at;
-    assert_eq!(
-        width_at(14, 0, 12),
-        14,
-        "off: the same width at every depth"
-    );
-    assert_eq!(width_at(14, 2, 4), 14);
-    assert_eq!(width_at(14, 2, 1), 14);
-    assert_eq!(width_at(14, 2, 7), 20);
-    // Through the search: wider nodes near the root change the tree (not
-    // always to more nodes: a wider node may find a move that cuts more).
-    let nodes = |width_ply: usize| {
-        let mut b = position_from_moves(15, Rule::Freestyle, "h8i9").unwrap();
-        let params = Params {
-            width_ply,
-            mcp_scale: 0,
-            ..Params::default()
-        };
-        let mut s = Searcher::new(params, 1 << 20);
-        s.eval.attach(&mut b);
-        let mut pv = Pv::new();
-        let v = s.negamax(&mut b, 6, -WIN, WIN, 0, &mut pv);
-        assert!(!pv.is_empty(), "a move: {v}");
-        s.nodes()
-    };
-    assert_ne!(nodes(4), nodes(0));
-}
-
-#[test]
 fn a_node_without_a_table_move_is_searched_a_ply_shallower() {
     // With the table off no node has a table move: a node below the root
     // at depth d with `iir_depth` d searches exactly as one at d - 1 with
@@ -1194,132 +861,6 @@ fn a_node_without_a_table_move_is_searched_a_ply_shallower() {
     assert_ne!(reduced, search(0, 4, 1), "the reduction changes the search");
     assert_eq!(search(5, 4, 1), search(0, 4, 1), "too shallow to reduce");
     assert_eq!(search(4, 4, 0), search(0, 4, 0), "never at the root");
-}
-
-#[test]
-fn a_node_whose_table_move_is_stale_is_searched_a_ply_shallower() {
-    use super::tt::{Bound, Probe};
-    let params = Params {
-        iir_depth: 4,
-        iir_stale: 3,
-        ..Params::default()
-    };
-    let mut s = Searcher::new(params, 1 << 16);
-    let m = Pos::new(7, 7);
-    let entry = |depth: i32, mv: Option<Pos>| {
-        Some(Probe {
-            score: 0,
-            depth,
-            bound: Bound::Lower,
-            mv,
-            pv: false,
-        })
-    };
-    assert_eq!(s.iir(6, 1, None, None), 5, "no entry");
-    assert_eq!(s.iir(6, 1, entry(5, None), None), 5, "an entry, no move");
-    assert_eq!(s.iir(6, 1, entry(4, Some(m)), None), 6, "2 plies shallower");
-    assert_eq!(s.iir(6, 1, entry(3, Some(m)), None), 5, "3 plies shallower");
-    assert_eq!(s.iir(3, 1, None, None), 3, "below iir_depth");
-    assert_eq!(s.iir(6, 0, None, None), 6, "the root");
-    assert_eq!(s.iir(6, 1, None, Some(m)), 6, "a singular search");
-    s.params.iir_stale = 0;
-    assert_eq!(s.iir(6, 1, entry(0, Some(m)), None), 6, "iir_stale off");
-    s.params.iir_depth = 0;
-    assert_eq!(s.iir(6, 1, None, None), 6, "off");
-}
-
-#[test]
-fn the_counter_move_is_tried_after_the_killers() {
-    let params = Params {
-        counter_move: true,
-        ..Params::default()
-    };
-    let mut s = Searcher::new(params, 1 << 16);
-    let at = |i: usize| Pos::new(i, 7);
-    let (ply, side, last) = (3, 1, at(0));
-    // The opponent's last move `last` was cut off by `at(5)`.
-    s.played[ply - 1] = Some(last);
-    s.reward(at(5), ply, side, 4, false, &[]);
-    assert_eq!(s.counters[side][last.index()], Some(at(5)));
-    s.killers[ply] = [Some(at(2)), None];
-    let ordered = |s: &mut Searcher, side: usize| {
-        let mut moves: Vec<ScoredMove> = (1..7)
-            .map(|i| ScoredMove {
-                pos: at(i),
-                score: 100 * i as i32,
-            })
-            .collect();
-        s.order(&mut moves, Some(at(1)), ply, side);
-        moves.iter().map(|m| m.pos).collect::<Vec<Pos>>()
-    };
-    // Table move, killer, counter move, then by score.
-    assert_eq!(ordered(&mut s, side), [1, 2, 5, 6, 4, 3].map(at));
-    // Not for the other side, nor with the switch off.
-    assert_eq!(ordered(&mut s, 1 - side), [1, 2, 6, 5, 4, 3].map(at));
-    s.params.counter_move = false;
-    assert_eq!(ordered(&mut s, side), [1, 2, 6, 5, 4, 3].map(at));
-}
-
-#[test]
-fn the_ordering_keeps_each_moves_gap_below_the_best_for_lmr_policy() {
-    let params = Params {
-        lmr_policy: 150,
-        ..Params::default()
-    };
-    let mut s = Searcher::new(params, 1 << 16);
-    let at = |i: usize| Pos::new(i, 7);
-    let ply = 2;
-    s.killers[ply] = [Some(at(1)), None];
-    let mut moves: Vec<ScoredMove> = (1..5)
-        .map(|i| ScoredMove {
-            pos: at(i),
-            score: 100 * i as i32,
-        })
-        .collect();
-    s.order(&mut moves, Some(at(2)), ply, 0);
-    // The table move and the killer go first; the gaps read the scores
-    // the generator gave, before those bonuses.
-    assert_eq!(
-        moves.iter().map(|m| m.pos).collect::<Vec<_>>(),
-        [2, 1, 4, 3].map(at)
-    );
-    let gap = |i: usize| s.policy_gap[ply][at(i).index()];
-    assert_eq!([gap(4), gap(3), gap(2), gap(1)], [0, 100, 200, 300]);
-    // The search reduces by them: another tree to the same depth.
-    let nodes = |overrides: &str| switch_nodes(overrides, 8);
-    let off = nodes("lmr_policy=0");
-    assert_ne!(nodes("lmr_policy=300"), off);
-    assert_ne!(nodes("lmr_policy_near=60"), off);
-}
-
-#[test]
-fn a_far_four_that_blocks_nothing_is_reduced_under_a_three() {
-    // White's open three d4 e4 f4 forces black; black's closed fours j12
-    // and k12 (o12 is white's) block nothing, b4 and c4 block.
-    let b = position_from_moves(15, Rule::Freestyle, "l12d4m12e4n12o12b14f4").unwrap();
-    let at = |s: &str| Pos::parse_pos(s).unwrap();
-    assert!(b.counter_four(at("k12")) && b.counter_four(at("j12")));
-    assert!(!b.counter_four(at("b4")) && !b.counter_four(at("c4")));
-    let params = Params {
-        lmr_distract: true,
-        ..Params::default()
-    };
-    let mut s = Searcher::new(params, 1 << 16);
-    let ply = 4;
-    // Far from white's last move f4, near black's n12: one ply.
-    s.played[ply - 1] = Some(at("f4"));
-    s.played[ply - 2] = Some(at("n12"));
-    assert_eq!(s.distract_reduction(&b, at("k12"), ply), 1);
-    assert_eq!(s.distract_reduction(&b, at("c4"), ply), 0, "a defence");
-    // Far from both: two.
-    s.played[ply - 2] = Some(at("b14"));
-    assert_eq!(s.distract_reduction(&b, at("k12"), ply), 2);
-    // Near white's last move: one.
-    s.played[ply - 1] = Some(at("h10"));
-    assert_eq!(s.distract_reduction(&b, at("k12"), ply), 1);
-    assert_eq!(s.distract_reduction(&b, at("k12"), 1), 0, "no two moves");
-    s.params.lmr_distract = false;
-    assert_eq!(s.distract_reduction(&b, at("k12"), ply), 0, "off");
 }
 
 #[test]
@@ -1346,48 +887,20 @@ fn move_count_pruning_follows_the_trend() {
     assert_eq!(s.prune_from(false, depth, ply), plain, "off");
 }
 
-#[test]
-fn a_reduced_move_that_beats_the_best_by_far_is_searched_deeper() {
-    let params = Params {
-        lmr_deeper: 80,
-        ..Params::default()
-    };
-    let mut s = Searcher::new(params, 1 << 16);
-    let best = 30;
-    assert_eq!(s.research_depth(5, best + 81, best), 6, "far above");
-    assert_eq!(s.research_depth(5, best + 40, best), 5, "above");
-    assert_eq!(s.research_depth(5, best + 5, best), 4, "barely above");
-    assert_eq!(s.research_depth(5, WIN - 10, best), 5, "a win");
-    s.params.lmr_deeper = 0;
-    assert_eq!(s.research_depth(5, best + 81, best), 5, "off");
-}
-
 /// From a game against Rapfi: after white e14, black's only defence e15
 /// is ranked low; with a narrow cut every kept move loses and the node is
 /// scored lost, which made the tree claim a win for white. The node's
 /// value, searched at depth 4 with the window (`alpha`, `beta`), a cut of
-/// 4 and the two widening switches as given.
-fn narrow_cut_node(widen_lost: bool, widen_pv: bool, alpha: i32, beta: i32) -> (i32, Pv) {
-    narrow_node(
-        Params {
-            widen_lost,
-            widen_pv,
-            ..Params::default()
-        },
-        alpha,
-        beta,
-    )
-}
-
-/// The node of [`narrow_cut_node`] with `params` (its width set to 4).
-fn narrow_node(params: Params, alpha: i32, beta: i32) -> (i32, Pv) {
+/// 4 and `widen_pv` as given.
+fn narrow_cut_node(widen_pv: bool, alpha: i32, beta: i32) -> (i32, Pv) {
     let moves = "k9g11f11i11h9g10g9i9i10j11j8h12i7h6f10h8k11g13j10k10m9l10g12h13i12f12f13e14";
     let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
     let params = Params {
         width: 4,
         solve_share: 0,
         refute_share: 0,
-        ..params
+        widen_pv,
+        ..Params::default()
     };
     let mut s = Searcher::new(params, 1 << 16);
     s.eval.attach(&mut b);
@@ -1397,197 +910,18 @@ fn narrow_node(params: Params, alpha: i32, beta: i32) -> (i32, Pv) {
 }
 
 #[test]
-fn a_quiet_node_whose_kept_moves_all_lose_searches_the_rest() {
-    let (narrow, _) = narrow_cut_node(false, false, -WIN, WIN);
-    assert!(narrow <= -WIN_MIN, "the cut loses: {narrow}");
-    let (wide, pv) = narrow_cut_node(true, false, -WIN, WIN);
-    assert!(wide > -WIN_MIN, "a defence found: {wide} {pv:?}");
-}
-
-#[test]
 fn a_pv_node_whose_kept_moves_all_lose_searches_the_rest_with_widen_pv() {
     // With `widen_pv`, the node is widened when it is searched with an
     // open window (a PV node), not with a null window.
-    let (null, _) = narrow_cut_node(false, true, -WIN_MIN - 1, -WIN_MIN);
-    assert!(null <= -WIN_MIN, "a null window is not widened: {null}");
-    let (open, _) = narrow_cut_node(false, true, -WIN, WIN);
-    assert!(open > -WIN_MIN, "a defence found at the PV node: {open}");
-}
-
-#[test]
-fn a_pv_node_keeps_pv_width_candidates() {
-    // The node of the widen tests, neither switch on: with `pv_width` its
-    // defence, beyond the cut of 4, is kept at an open window, not at a
-    // null window.
-    let params = |pv_width| Params {
-        widen_lost: false,
-        widen_pv: false,
-        pv_width,
-        ..Params::default()
-    };
-    let (narrow, _) = narrow_node(params(0), -WIN, WIN);
+    let (narrow, _) = narrow_cut_node(false, -WIN, WIN);
     assert!(narrow <= -WIN_MIN, "the cut loses: {narrow}");
-    let (null, _) = narrow_node(params(64), -WIN_MIN - 1, -WIN_MIN);
-    assert!(null <= -WIN_MIN, "a null window keeps `width`: {null}");
-    let (open, pv) = narrow_node(params(64), -WIN, WIN);
+    let (null, _) = narrow_cut_node(true, -WIN_MIN - 1, -WIN_MIN);
+    assert!(null <= -WIN_MIN, "a null window is not widened: {null}");
+    let (open, pv) = narrow_cut_node(true, -WIN, WIN);
     assert!(
         open > -WIN_MIN,
         "a defence found at the PV node: {open} {pv:?}"
     );
-}
-
-/// From a game lost to Rapfi: after white f6 black wins by f4 (a double
-/// open three; white's fours do not save it), a cell the first learned
-/// ordering ranked about 17th at that node, so that with the default width
-/// a depth-8 search played f6; `keep_threats` puts it back in the list.
-/// The refitted ordering (round 3) ranks f4 high enough that the search
-/// avoids f6 and finds black's win after it without the switch.
-#[test]
-fn a_double_three_the_first_ordering_dropped_is_searched_now() {
-    let moves = "j5h5d4h9g4h7h6f7g6g7i7";
-    let f6 = Pos::parse_pos("f6").unwrap();
-    // The position and a searcher with the switch at `keep_threats`.
-    let setup = |keep_threats: u32| {
-        let b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
-        let params = Params {
-            keep_threats,
-            solve_share: 0,
-            refute_share: 0,
-            ..Params::default()
-        };
-        (b, Searcher::new(params, 1 << 20))
-    };
-    let search = |keep_threats: u32| {
-        let (mut b, mut s) = setup(keep_threats);
-        s.search(&mut b, &Limits::depth(8), |_| {})
-    };
-    for keep in [0, 1, 2] {
-        let seen = search(keep);
-        assert_ne!(seen.best, Some(f6), "keep_threats={keep}: {seen:?}");
-    }
-    // Below the root: black to move after f6.
-    let after_f6 = |keep_threats: u32| {
-        let (mut b, mut s) = setup(keep_threats);
-        s.eval.attach(&mut b);
-        b.make(f6);
-        let mut pv = Pv::new();
-        -s.negamax(&mut b, 6, -WIN, WIN, 1, &mut pv)
-    };
-    // With the switch or without, black's win is found (the generator's
-    // own test, `a_quiet_node_gets_back_the_double_threats_the_cut_dropped`,
-    // shows the switch putting back what a cut dropped).
-    let (blind, kept) = (after_f6(0), after_f6(1));
-    assert!(blind <= -WIN_MIN && kept <= -WIN_MIN, "{blind} {kept}");
-}
-
-/// From a game lost to Rapfi: the opponent wins by threats after l6 and
-/// after other moves the search likes.
-const REFUTED_MOVES: &str =
-    "i9g9j9j10g6i8k8k9i10l7i11h11h6l8j7i6i4h5g4g5h4j4f5e4e6d7j5h3i12i13f8f6l9h13h12e9f9j6g8";
-
-/// Does the opponent win by threats (the solver, within `nodes`) after
-/// the side to move plays `m`?
-fn opponent_wins(b: &mut Board, m: Pos, nodes: u64) -> bool {
-    b.make(m);
-    let limits = SolveLimits {
-        max_threats: 6,
-        nodes,
-        ..SolveLimits::default()
-    };
-    let won = matches!(Solver::new().solve(b, &limits).outcome, Outcome::Win(_));
-    b.unmake();
-    won
-}
-
-/// In `REFUTED_MOVES`, l6 looks best to the search, and the opponent
-/// wins after it by a VCT of 7 plies (h9 f7 k12 ...) that the solver
-/// finds in a few hundred nodes. A search that spends its whole node
-/// limit leaves the check no budget; with `refute_reserve` the check
-/// runs and sets l6 aside.
-#[test]
-fn the_refute_check_keeps_its_share_of_a_node_limit() {
-    let moves = REFUTED_MOVES;
-    let l6 = Pos::parse_pos("l6").unwrap();
-    let search = |refute_reserve: u32| {
-        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
-        let params = Params {
-            refute_reserve,
-            ..Params::default()
-        };
-        let mut s = round3_searcher(params, 1 << 22);
-        let r = s.search(&mut b, &Limits::nodes(100_000), |_| {});
-        (r, s.nodes())
-    };
-    let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
-    assert!(opponent_wins(&mut b, l6, 20_000));
-    let (spent, _) = search(0);
-    assert_eq!(spent.best, Some(l6), "the whole limit spent, no check");
-    let (checked, nodes) = search(15);
-    assert_ne!(checked.best, Some(l6), "set aside");
-    assert!(checked.best.is_some());
-    assert!(nodes <= 101_000, "within the limit: {nodes}");
-}
-
-/// The same position on a clock, where the best move of the first
-/// iterations loses to the opponent's threats. The check after the search
-/// sees only the move the deepening ends with; the early check sees the
-/// first one after its iteration and starts again without it, so the
-/// first pass never reaches the depth limit. No move set aside is played.
-#[test]
-fn the_early_refute_check_sets_aside_a_move_before_the_last_iteration() {
-    let moves = REFUTED_MOVES;
-    let search = |refute_early: u32| {
-        let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
-        let params = Params {
-            solve_share: 0,
-            refute_early,
-            refute_early_at: 0,
-            ..Params::default()
-        };
-        let mut s = Searcher::new(params, 1 << 22);
-        // A depth limit ends the search; the clock, far off, only lets
-        // the early check run and bounds the solver.
-        let limits = Limits {
-            depth: Some(6),
-            hard_time: Some(Duration::from_secs(4)),
-            soft_time: Some(Duration::from_secs(4)),
-            ..Limits::default()
-        };
-        let mut reports = Vec::new();
-        let r = s.search(&mut b, &limits, |i| reports.push((i.depth, i.pv[0])));
-        // Each pass of the deepening, from depth 1: its last best move.
-        let mut passes: Vec<(i32, Pos)> = Vec::new();
-        for &(d, m) in &reports {
-            match passes.last_mut() {
-                Some(last) if d > 1 => *last = (d, m),
-                _ => passes.push((d, m)),
-            }
-        }
-        (r, passes)
-    };
-    let mut b = position_from_moves(15, Rule::Freestyle, moves).unwrap();
-    let (late, late_passes) = search(0);
-    let (early, passes) = search(25);
-    let show = |p: &[(i32, Pos)]| {
-        p.iter()
-            .map(|(d, m)| format!("{d}:{m} "))
-            .collect::<String>()
-    };
-    let (lp, ep) = (show(&late_passes), show(&passes));
-    // Without the early check the first pass runs to the depth limit.
-    assert_eq!(late_passes[0].0, 6, "{lp}");
-    // With it, the first pass ends early on a move that loses.
-    assert!(passes.len() >= 2, "{ep}");
-    assert!(passes[0].0 < 6, "{ep}");
-    for &(_, m) in &passes[..passes.len() - 1] {
-        assert!(opponent_wins(&mut b, m, 200_000), "{m} set aside: {ep}");
-        assert_ne!(early.best, Some(m), "{ep}");
-    }
-    assert_eq!(early.depth, 6, "{ep}");
-    for &(_, m) in &late_passes[..late_passes.len() - 1] {
-        assert!(opponent_wins(&mut b, m, 200_000), "{m} set aside: {lp}");
-        assert_ne!(late.best, Some(m), "{lp}");
-    }
 }
 
 #[test]
@@ -1603,7 +937,7 @@ fn a_pv_node_is_searched_past_its_table_entry_without_pv_tt_cut() {
         };
         let mut s = Searcher::new(params, 1 << 16);
         s.eval.attach(b);
-        s.tt.store(b.hash(), 10, 777, tt::Bound::Exact, None, false);
+        s.tt.store(b.hash(), 10, 777, tt::Bound::Exact, None);
         let mut pv = Pv::new();
         s.negamax(b, 3, alpha, beta, 2, &mut pv)
     };

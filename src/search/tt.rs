@@ -66,17 +66,12 @@ pub struct Probe {
     pub depth: i32,
     pub bound: Bound,
     pub mv: Option<Pos>,
-    /// The node was on a principal variation when stored, or is one from
-    /// a search that found it there (Stockfish's `ttPv`).
-    pub pv: bool,
 }
 
 /// The move field's cell bits.
 const MOVE_BITS: u16 = 0x7FFF;
 /// The cell bits of no move.
 const NO_MOVE: u16 = MOVE_BITS;
-/// The move field's PV flag.
-const PV_FLAG: u16 = 0x8000;
 
 /// A fixed-size table; its size is chosen by the caller in bytes.
 pub struct TranspositionTable {
@@ -180,13 +175,11 @@ impl TranspositionTable {
             depth: e.depth as i32,
             bound,
             mv: (e.mv & MOVE_BITS != NO_MOVE).then(|| Pos::from_index((e.mv & MOVE_BITS) as usize)),
-            pv: e.mv & PV_FLAG != 0,
         })
     }
 
-    /// Stores a search result; `pv`: the node is, or was, on a principal
-    /// variation (see [`Probe::pv`]).
-    pub fn store(&self, key: u64, depth: i32, score: i32, bound: Bound, mv: Option<Pos>, pv: bool) {
+    /// Stores a search result.
+    pub fn store(&self, key: u64, depth: i32, score: i32, bound: Bound, mv: Option<Pos>) {
         let age = self.age.load(Relaxed);
         let slot = &self.entries[key as usize & self.mask];
         let e = Entry::load(slot);
@@ -198,7 +191,7 @@ impl TranspositionTable {
                 // Keep the old move of the same position.
                 None if same => e.mv & MOVE_BITS,
                 None => NO_MOVE,
-            } | if pv { PV_FLAG } else { 0 };
+            };
             Entry {
                 key,
                 score,
@@ -220,7 +213,7 @@ mod tests {
         let tt = TranspositionTable::new(1 << 20);
         assert!(tt.bytes() <= 1 << 20);
         assert!(tt.probe(12345).is_none());
-        tt.store(12345, 5, -42, Bound::Lower, Some(Pos::new(3, 4)), false);
+        tt.store(12345, 5, -42, Bound::Lower, Some(Pos::new(3, 4)));
         let p = tt.probe(12345).unwrap();
         assert_eq!(
             (p.score, p.depth, p.bound, p.mv),
@@ -228,24 +221,18 @@ mod tests {
         );
         // A shallower result for another key in the same slot does not evict.
         let other = 12345 + (tt.mask as u64 + 1);
-        tt.store(other, 2, 7, Bound::Exact, None, false);
+        tt.store(other, 2, 7, Bound::Exact, None);
         assert!(tt.probe(12345).is_some());
         assert!(tt.probe(other).is_none());
         // After a new search, it does.
         tt.new_search();
-        tt.store(other, 2, 7, Bound::Exact, None, false);
+        tt.store(other, 2, 7, Bound::Exact, None);
         assert_eq!(tt.probe(other).unwrap().mv, None);
-        assert!(!tt.probe(other).unwrap().pv);
-        // The PV flag travels beside the move, with a move and without.
-        tt.store(other, 4, 9, Bound::Upper, Some(Pos::new(21, 21)), true);
+        // A result without a move keeps the position's old move.
+        tt.store(other, 4, 9, Bound::Upper, Some(Pos::new(21, 21)));
+        tt.store(other, 5, 9, Bound::Upper, None);
         let p = tt.probe(other).unwrap();
-        assert_eq!((p.mv, p.pv), (Some(Pos::new(21, 21)), true));
-        tt.store(other, 5, 9, Bound::Upper, None, true);
-        let p = tt.probe(other).unwrap();
-        assert_eq!((p.mv, p.pv, p.depth), (Some(Pos::new(21, 21)), true, 5));
-        tt.store(other, 6, 9, Bound::Upper, None, false);
-        let p = tt.probe(other).unwrap();
-        assert_eq!((p.mv, p.pv), (Some(Pos::new(21, 21)), false));
+        assert_eq!((p.mv, p.depth), (Some(Pos::new(21, 21)), 5));
         tt.clear();
         assert!(tt.probe(other).is_none());
     }
@@ -255,10 +242,10 @@ mod tests {
         let tt = TranspositionTable::new(1 << 16);
         let (a, b) = (0x1234_5678_9abc_0007u64, 0x0fed_cba9_8765_0007u64);
         assert_eq!(a as usize & tt.mask, b as usize & tt.mask);
-        tt.store(a, 3, 11, Bound::Exact, Some(Pos::new(1, 1)), false);
+        tt.store(a, 3, 11, Bound::Exact, Some(Pos::new(1, 1)));
         let first = [0, 1].map(|i| tt.entries[a as usize & tt.mask][i].load(Relaxed));
         tt.new_search();
-        tt.store(b, 9, -500, Bound::Lower, Some(Pos::new(7, 7)), false);
+        tt.store(b, 9, -500, Bound::Lower, Some(Pos::new(7, 7)));
         let second = [0, 1].map(|i| tt.entries[b as usize & tt.mask][i].load(Relaxed));
         // Each thread's write landed one word each: key word of one, data
         // word of the other, both ways round.
@@ -292,7 +279,7 @@ mod tests {
                         let key = x & !0x3f0;
                         let score = (key >> 40) as i32 & 0xffff;
                         if x & 1 == 0 {
-                            tt.store(key, (x >> 8) as i32 & 31, score, Bound::Exact, None, false);
+                            tt.store(key, (x >> 8) as i32 & 31, score, Bound::Exact, None);
                         } else if let Some(p) = tt.probe(key) {
                             assert_eq!(p.score, score, "a torn entry was used");
                         }
