@@ -32,7 +32,7 @@ games=${GAMES:-200}
 turn=${TURN_MS:-200}
 match=${MATCH_S:-0}
 first=${FIRST:-1}
-sparring=$(realpath "${SPARRING:-$root/../shared/sparring}")
+sparring=$(realpath -m "${SPARRING:-$root/../shared/sparring}")
 book_and_code "$rule" "$size" held-out
 whole_numbers GAMES="$games" TURN_MS="$turn" MATCH_S="$match" FIRST="$first" CONCURRENCY="${CONCURRENCY:-2}"
 if [ "$first" -lt 1 ]; then

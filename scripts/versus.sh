@@ -43,7 +43,7 @@ turn=${TURN_MS:-200}
 chunk=${CHUNK:-10}
 conc=${CONCURRENCY:-2}
 seed=${SEED:-$(printf %s "$name" | cksum | cut -d' ' -f1)}
-sparring=$(realpath "${SPARRING:-$root/../shared/sparring}")
+sparring=$(realpath -m "${SPARRING:-$root/../shared/sparring}")
 out=${OUT:-$root/runs/versus-$name}
 book_and_code "$rule" "$size" tuning
 whole_numbers GAMES="$games" TURN_MS="$turn" CHUNK="$chunk" CONCURRENCY="$conc" SEED="$seed"

@@ -11,6 +11,7 @@
 //! which makes a missing engine a failure. `TENGEN_SPARRING=DIR` points at
 //! another copy.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -23,7 +24,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_pbrain-tengen");
 
 /// The sparring folder, or `None` (with a note) when it is absent and not
 /// required.
-fn sparring() -> Option<PathBuf> {
+fn sparring(test: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("TENGEN_SPARRING")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sparring"));
@@ -44,8 +45,12 @@ fn sparring() -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!(
-        "skipped: no sparring engines in {} (set TENGEN_SPARRING)",
+    // Straight to the terminal: the test harness keeps what `eprintln!`
+    // prints from a passing test to itself.
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped {test}: no sparring engines in {} (set TENGEN_SPARRING, or \
+         TENGEN_REQUIRE_SPARRING=1 to fail instead)",
         dir.display()
     );
     None
@@ -170,14 +175,18 @@ fn match_against(dir: &Path, engine: &str, name: &str, rule: &str, size: usize, 
 
 #[test]
 fn against_wine() {
-    let Some(dir) = sparring() else { return };
+    let Some(dir) = sparring("against_wine") else {
+        return;
+    };
     // Wine plays freestyle only, and never exits at end of input.
     match_against(&dir, "wine", "Wine", "freestyle", 15, 4);
 }
 
 #[test]
 fn against_pentazen() {
-    let Some(dir) = sparring() else { return };
+    let Some(dir) = sparring("against_pentazen") else {
+        return;
+    };
     // PentaZen prints its search lines on stdout; 15x15 only.
     for rule in ["freestyle", "standard", "renju"] {
         match_against(&dir, "pentazen", "PentaZen", rule, 15, 2);
@@ -186,7 +195,9 @@ fn against_pentazen() {
 
 #[test]
 fn against_rapfi() {
-    let Some(dir) = sparring() else { return };
+    let Some(dir) = sparring("against_rapfi") else {
+        return;
+    };
     for rule in ["freestyle", "standard", "renju"] {
         match_against(&dir, "rapfi", "Rapfi", rule, 15, 2);
     }
@@ -235,7 +246,9 @@ fn black_has_no_move(dir: &Path, n: usize) -> bool {
 /// the protocol or the clock.
 #[test]
 fn under_c_gomoku_cli() {
-    let Some(dir) = sparring() else { return };
+    let Some(dir) = sparring("under_c_gomoku_cli") else {
+        return;
+    };
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let cli = dir.join("c-gomoku-cli/c-gomoku-cli");
     for (rule, other) in [("0", "wine"), ("1", "self"), ("4", "self")] {
@@ -310,7 +323,9 @@ fn under_c_gomoku_cli() {
 /// two games against Wine, refereed by c-gomoku-cli, and a score line.
 #[test]
 fn the_milestone_script_plays_the_held_out_book() {
-    let Some(dir) = sparring() else { return };
+    let Some(dir) = sparring("the_milestone_script_plays_the_held_out_book") else {
+        return;
+    };
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let out = scratch("milestone");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/milestone.sh");
@@ -381,7 +396,9 @@ fn the_milestone_script_refuses_bad_settings() {
 /// opening against Wine, and the paired comparison is printed.
 #[test]
 fn the_versus_script_pairs_two_settings_on_the_same_openings() {
-    let Some(dir) = sparring() else { return };
+    let Some(dir) = sparring("the_versus_script_pairs_two_settings_on_the_same_openings") else {
+        return;
+    };
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let out = scratch("versus");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/versus.sh");
