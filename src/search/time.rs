@@ -100,11 +100,12 @@ pub fn moves_to_go(ply: usize, empty_cells: usize) -> u64 {
     expected.min(empty_cells.div_ceil(2).max(1) as u64)
 }
 
-/// The time to stop after an iteration, from the planned time `soft`: half
-/// of it while the best move holds, up to about twice that (never past
-/// 60% of the hard limit, so the next iteration has time to change
-/// something) when the best move changes (`changes`, a decaying count of
-/// changes) or the score falls below the previous move's.
+/// The time to stop after an iteration, from the planned time `soft`: 60%
+/// of it while the best move holds, 15 points more for each unit of
+/// `changes` (a decaying count of best-move changes, up to 8) and half the
+/// fall of the score below the previous move's (up to 80 points), within
+/// 40% and 250% of it, and never past 60% of the hard limit (so the next
+/// iteration has time to change something).
 pub fn adapt_time(
     soft: Duration,
     hard: Option<Duration>,
