@@ -219,3 +219,153 @@ fn the_check_catches_an_import_from_above_and_a_cycle() {
     let bad = violations(&[file("network/mod.rs", "")]);
     assert!(bad[0].contains("in no layer"), "{bad:?}");
 }
+
+/// The files of one module a line's paths reach: `super::x` from a file
+/// of the module, or `crate::m::x` (each of a `{x, y}` group), as module
+/// paths (`[tournament, runner]`). Only sibling files count: a file's
+/// own module (its `mod.rs`) is where Rust keeps what its files share.
+fn file_targets(path: &[String], line: &str) -> Vec<Vec<String>> {
+    let code = line.split("//").next().unwrap_or("");
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out = Vec::new();
+    if path.len() < 2 {
+        return out;
+    }
+    let parent = &path[..path.len() - 1];
+    let mut prefixes = vec![("super::".to_string(), parent.to_vec())];
+    prefixes.push((format!("crate::{}::", parent.join("::")), parent.to_vec()));
+    for (prefix, base) in prefixes {
+        let mut rest = code;
+        while let Some(at) = rest.find(&prefix) {
+            let before = rest[..at].chars().last();
+            let after = &rest[at + prefix.len()..];
+            rest = after;
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let names: Vec<String> = match after.strip_prefix('{') {
+                Some(group) => {
+                    let group = &group[..group.find('}').unwrap_or(group.len())];
+                    group.split(',').map(|s| ident(s.trim())).collect()
+                }
+                None => vec![ident(after)],
+            };
+            for n in names.into_iter().filter(|n| !n.is_empty() && n != "super") {
+                let mut t = base.clone();
+                t.push(n);
+                if t != path {
+                    out.push(t);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The circles of imports between the files of one module, each as
+/// `a -> b -> a` with the files' module paths.
+fn file_circles(files: &[(String, String)]) -> Vec<String> {
+    let known: BTreeMap<Vec<String>, &str> = files
+        .iter()
+        .map(|(f, _)| (module_path(f), f.as_str()))
+        .collect();
+    let mut edges: BTreeMap<Vec<String>, Vec<Vec<String>>> = BTreeMap::new();
+    for (file, text) in files {
+        let path = module_path(file);
+        for line in text.lines() {
+            for t in file_targets(&path, line) {
+                if known.contains_key(&t) {
+                    let e = edges.entry(path.clone()).or_default();
+                    if !e.contains(&t) {
+                        e.push(t);
+                    }
+                }
+            }
+        }
+    }
+    // A depth-first search from each file; a circle is reported once,
+    // from its smallest file.
+    let mut out = Vec::new();
+    for start in edges.keys() {
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        while let Some((at, trail)) = stack.pop() {
+            for next in edges.get(&at).into_iter().flatten() {
+                if next == start {
+                    let names: Vec<String> = trail
+                        .iter()
+                        .chain(std::iter::once(start))
+                        .map(|p| p.join("/"))
+                        .collect();
+                    out.push(names.join(" -> "));
+                } else if next > start && !trail.contains(next) {
+                    let mut t = trail.clone();
+                    t.push(next.clone());
+                    stack.push((next.clone(), t));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn no_circle_of_imports_between_the_files_of_a_module() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    source_files(&root, &root, &mut files);
+    files.retain(|(f, _)| f != "lib.rs");
+    let circles = file_circles(&files);
+    assert!(
+        circles.is_empty(),
+        "files of a module that import each other (move what both use into a file \
+         of its own):\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn the_file_check_catches_a_circle() {
+    let file = |name: &str, text: &str| (name.to_string(), text.to_string());
+    // The runner and its report, as they stood before the summary had a
+    // file of its own.
+    let circles = file_circles(&[
+        file(
+            "tournament/report.rs",
+            "use super::runner::{points, PairStats, Summary};",
+        ),
+        file(
+            "tournament/runner.rs",
+            "use super::report::progress;\npub use super::report::{json, report};",
+        ),
+        file("tournament/stats.rs", ""),
+    ]);
+    assert_eq!(
+        circles,
+        ["tournament/report -> tournament/runner -> tournament/report"]
+    );
+    // Through three files, by a crate path; a file using its own module's
+    // items (`super::Searcher` in mod.rs) is no circle.
+    let circles = file_circles(&[
+        file("search/a.rs", "use crate::search::b::X;"),
+        file("search/b.rs", "fn f() { super::c::g() }"),
+        file("search/c.rs", "use super::{a::Y, Searcher};"),
+        file("search/mod.rs", "use node::Z;"),
+        file("search/node.rs", "use super::Searcher;"),
+    ]);
+    assert_eq!(circles, ["search/a -> search/b -> search/c -> search/a"]);
+    let fixed = file_circles(&[
+        file("tournament/report.rs", "use super::summary::Summary;"),
+        file(
+            "tournament/runner.rs",
+            "use super::{report::progress, summary::Summary};",
+        ),
+        file("tournament/summary.rs", "use super::stats::Sprt;"),
+        file("tournament/stats.rs", ""),
+    ]);
+    assert!(fixed.is_empty(), "{fixed:?}");
+}

@@ -2,8 +2,8 @@
 //! SPRT, time used) and the JSON results file.
 
 use super::records::{json_num, json_str};
-use super::runner::{points, PairStats, Summary};
 use super::stats::{Sprt, SprtVerdict};
+use super::summary::{points, PairStats, Summary};
 use std::io::Write;
 use std::time::Instant;
 

@@ -3,10 +3,10 @@
 //! to resume an interrupted one (`match --resume`).
 
 use super::referee::{GameRecord, Outcome};
-use super::runner::{summarize, Decision, Played, Summary};
 use super::setup::TimeControl;
 use super::stats::Sprt;
 use super::stats::SprtVerdict;
+use super::summary::{summarize, Decision, Played, Summary};
 use crate::types::{Pos, Rule};
 use serde_json::Value;
 use std::path::Path;

@@ -9,12 +9,14 @@ use super::referee::{play, GameConfig, GameRecord, Outcome};
 use super::report::progress;
 pub use super::report::{json, report, time_use};
 use super::setup::{parse_playable_opening, transform, EngineSpec};
-use super::stats::{Penta, Sprt, SprtVerdict, Wdl};
+use super::stats::{Sprt, SprtVerdict};
+use super::summary::{add_game, sprt_of};
+pub use super::summary::{summarize, Decision, PairStats, Played, Summary};
 use crate::types::{Color, Pos};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::fs;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -51,18 +53,6 @@ pub struct MatchConfig {
     pub done: Vec<Played>,
     /// The SPRT's decision in the run being resumed, if it made one.
     pub done_decision: Option<Decision>,
-}
-
-/// The point where a sequential test stopped the match: how many games
-/// had finished, the LLR then and the verdict. Games that were in flight
-/// then still finish and count in the score, but the verdict is the one
-/// the test stopped on: those games can move the LLR back inside the
-/// bounds, and a test that looked again would no longer be an SPRT.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Decision {
-    pub games: usize,
-    pub llr: f64,
-    pub verdict: SprtVerdict,
 }
 
 impl MatchConfig {
@@ -121,49 +111,6 @@ struct Job {
     opening: Vec<Pos>,
 }
 
-/// A played game.
-#[derive(Clone, Debug)]
-pub struct Played {
-    pub number: usize,
-    pub pair: (usize, usize),
-    pub round: usize,
-    pub black: usize,
-    pub white: usize,
-    pub opening: String,
-    pub record: GameRecord,
-}
-
-/// Results of one pair of engines, from the first engine's view.
-#[derive(Clone, Debug, Default)]
-pub struct PairStats {
-    pub wdl: Wdl,
-    pub penta: Penta,
-    pending: HashMap<usize, u8>,
-}
-
-/// What a match produced.
-#[derive(Debug)]
-pub struct Summary {
-    pub names: Vec<String>,
-    pub pairs: Vec<((usize, usize), PairStats)>,
-    pub games: Vec<Played>,
-    /// The SPRT over all the games: its settings, LLR and verdict (the
-    /// verdict of `decided` when the test stopped the match).
-    pub sprt: Option<(Sprt, f64, SprtVerdict)>,
-    /// Where the SPRT stopped the match.
-    pub decided: Option<Decision>,
-    pub interrupted: bool,
-    /// The time control the games were played at.
-    pub tc: super::setup::TimeControl,
-    /// [`MatchConfig::fingerprint`] of the match.
-    pub config: String,
-    /// Games this run (or shard) was to play, resumed ones included.
-    pub scheduled: usize,
-    pub shard: Option<(usize, usize)>,
-    pub size: usize,
-    pub rule: crate::types::Rule,
-}
-
 fn schedule(cfg: &MatchConfig) -> Result<Vec<Job>, String> {
     let n = cfg.engines.len();
     let pairs: Vec<(usize, usize)> = if cfg.gauntlet {
@@ -216,16 +163,6 @@ fn schedule(cfg: &MatchConfig) -> Result<Vec<Job>, String> {
         }
     }
     Ok(jobs)
-}
-
-/// Points of engine `who` in a record: 2 win, 1 draw, 0 loss.
-pub(super) fn points(p: &Played, who: usize) -> u8 {
-    match p.record.outcome {
-        Outcome::Draw => 1,
-        Outcome::BlackWins if p.black == who => 2,
-        Outcome::WhiteWins if p.white == who => 2,
-        _ => 0,
-    }
 }
 
 /// Runs the match. `interrupt` stops it early (Ctrl-C): finished games
@@ -466,66 +403,6 @@ fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), String> {
     fs::write(&tmp, text)
         .and_then(|_| fs::rename(&tmp, path))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-/// Adds a finished game to its pair's statistics (first engine's view);
-/// the pentanomial pairs games by round, whatever order they finish in.
-fn add_game(pairs: &mut Vec<((usize, usize), PairStats)>, p: &Played) {
-    let idx = match pairs.iter().position(|(k, _)| *k == p.pair) {
-        Some(i) => i,
-        None => {
-            pairs.push((p.pair, PairStats::default()));
-            pairs.len() - 1
-        }
-    };
-    let st = &mut pairs[idx].1;
-    let pts = points(p, p.pair.0);
-    match pts {
-        2 => st.wdl.wins += 1,
-        1 => st.wdl.draws += 1,
-        _ => st.wdl.losses += 1,
-    }
-    match st.pending.remove(&p.round) {
-        Some(other) => st.penta.add(other, pts),
-        None => {
-            st.pending.insert(p.round, pts);
-        }
-    }
-}
-
-/// The SPRT on the first pair: pentanomial once a pair is complete.
-fn sprt_of(s: Sprt, pairs: &[((usize, usize), PairStats)]) -> (f64, SprtVerdict) {
-    let Some((_, first)) = pairs.first() else {
-        return (0.0, SprtVerdict::Continue);
-    };
-    let llr = if first.penta.pairs() > 0 {
-        s.llr_penta(&first.penta)
-    } else {
-        s.llr_wdl(&first.wdl)
-    };
-    (llr, s.verdict(llr))
-}
-
-/// The summary of a set of games, computed from the games alone in game
-/// order: a run, its shards merged, or a resumed run give the same one.
-/// Its pair statistics and SPRT (`sprt`, when the match runs one) are
-/// recomputed from `s.games`, whatever `s` held.
-pub fn summarize(mut s: Summary, sprt: Option<Sprt>) -> Summary {
-    s.games.sort_by_key(|g| g.number);
-    s.pairs.clear();
-    for g in &s.games {
-        add_game(&mut s.pairs, g);
-    }
-    s.pairs.sort_by_key(|(k, _)| *k);
-    let decided = s.decided;
-    s.sprt = sprt.map(|sp| {
-        let (llr, v) = sprt_of(sp, &s.pairs);
-        (sp, llr, decided.map_or(v, |d| d.verdict))
-    });
-    if sprt.is_none() {
-        s.decided = None;
-    }
-    s
 }
 
 /// Plays one job, (re)starting engines as needed; an engine that broke
