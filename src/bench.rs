@@ -4,7 +4,8 @@
 //! it unchanged.
 
 use crate::perft::{perft, position_from_moves};
-use crate::search::params::{ParamSets, Params};
+use crate::search::params::Params;
+use crate::search::tuned::ParamSets;
 use crate::search::{Limits, Searcher};
 use crate::types::Rule;
 use std::io::{self, Write};

@@ -5,9 +5,10 @@
 use crate::board::{Board, MoveError};
 use crate::eval::Evaluator;
 use crate::pattern::PatternTable;
-use crate::search::params::{ParamSets, Params};
+use crate::search::params::Params;
 use crate::search::time::Clock;
 use crate::search::tt::TranspositionTable;
+use crate::search::tuned::ParamSets;
 use crate::search::{Info, Limits, SearchResult, Searcher};
 use crate::types::{Color, Pos, Rule};
 use std::sync::atomic::AtomicBool;

@@ -95,7 +95,7 @@ fn the_network_comes_from_tengen_net() {
         eval,
         tengen::bench::HASH_BYTES,
     );
-    let sets = tengen::search::params::ParamSets::default();
+    let sets = tengen::search::tuned::ParamSets::default();
     let lib = tengen::bench::run_with(POSITIONS, BenchLimit::Depth(4), &sets, searcher, &mut sink)
         .unwrap();
     assert_eq!(tables, lib.nodes);

@@ -30,7 +30,7 @@ use std::process::ExitCode;
 use tengen::engine::Engine;
 use tengen::eval::net::Net;
 use tengen::eval::Evaluator;
-use tengen::search::params::{ParamSets, PARAMS_ENV};
+use tengen::search::tuned::{ParamSets, PARAMS_ENV};
 use tengen::Rule;
 
 /// Environment variable naming a weights file that replaces the shipped

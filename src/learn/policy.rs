@@ -276,7 +276,7 @@ pub struct LabelConfig {
     pub threads: usize,
     /// The search's parameters, each game's by its rule and board (the
     /// root keeps every candidate).
-    pub params: crate::search::params::ParamSets,
+    pub params: crate::search::tuned::ParamSets,
     /// The search's evaluation.
     pub eval: crate::eval::Evaluator,
 }
@@ -288,7 +288,7 @@ impl Default for LabelConfig {
             offset: 0,
             nodes: 30_000,
             threads: 2,
-            params: crate::search::params::ParamSets::default(),
+            params: crate::search::tuned::ParamSets::default(),
             eval: crate::eval::Evaluator::shipped(),
         }
     }

@@ -22,6 +22,7 @@ mod root;
 mod threads;
 pub mod time;
 pub mod tt;
+pub mod tuned;
 mod vcf;
 
 use crate::board::Board;
