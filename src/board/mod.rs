@@ -8,6 +8,8 @@
 //! window's reach along those four lines only; the cells whose pattern changed
 //! are saved on an undo stack, so `unmake` restores them by copy.
 
+mod acc;
+mod check;
 mod line_scores;
 mod renju;
 pub mod rules;
@@ -472,51 +474,6 @@ impl Board {
         self.replay_with(|b| b.code_values = values.clone());
     }
 
-    /// The vectors whose sums the board keeps, if any.
-    #[inline]
-    pub fn code_vectors(&self) -> Option<&Arc<CodeVectors>> {
-        self.code_vectors.as_ref()
-    }
-
-    /// Keeps the sums of `vectors` (none: keeps no accumulators) from now
-    /// on, like [`Board::set_code_values`].
-    pub fn set_code_vectors(&mut self, vectors: Option<&Arc<CodeVectors>>) {
-        let same = match (&self.code_vectors, vectors) {
-            (None, None) => true,
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        };
-        if !same {
-            self.replay_with(|b| {
-                b.code_vectors = vectors.cloned();
-                b.acc_history = Vec::with_capacity(b.history.capacity());
-            });
-        }
-    }
-
-    /// Per colour, the sums of the vectors of [`Board::code_vectors`] over
-    /// the empty cells' codes (zero without them). A search calls
-    /// [`Board::sync_acc`] first; otherwise the last move's change is
-    /// worked out here each time. During a pause, those of the position at
-    /// the pause.
-    #[inline]
-    pub fn acc(&self, c: Color) -> Acc {
-        if self.acc_pending && self.acc_paused == 0 {
-            self.acc_after_last()[c.index()]
-        } else {
-            self.acc[c.index()]
-        }
-    }
-
-    /// Brings the sums up to date with the last move, if they are not.
-    #[inline]
-    pub fn sync_acc(&mut self) {
-        if self.acc_pending && self.acc_paused == 0 {
-            self.update_acc();
-            self.acc_pending = false;
-        }
-    }
-
     /// Plays the position again from empty after `change`, so that every
     /// kept sum, and those saved for `unmake`, follow it.
     fn replay_with(&mut self, change: impl FnOnce(&mut Board)) {
@@ -707,119 +664,6 @@ impl Board {
         }
     }
 
-    /// Stops bringing the network accumulators up to date, for a search
-    /// that makes and takes back moves without evaluating them (the threat
-    /// searches): they stay those of the position at the pause, which is
-    /// the position again once every move made since is taken back, before
-    /// [`Board::resume_acc`]. Pauses nest.
-    #[inline]
-    pub fn pause_acc(&mut self) {
-        self.acc_paused += 1;
-    }
-
-    /// Ends a [`Board::pause_acc`]; the moves made since must be taken back.
-    #[inline]
-    pub fn resume_acc(&mut self) {
-        debug_assert!(self.acc_paused > 0);
-        self.acc_paused = self.acc_paused.saturating_sub(1);
-    }
-
-    /// Adds the last move to the network accumulators, keeping the sums
-    /// before it for `unmake`.
-    fn update_acc(&mut self) {
-        let new = self.acc_after_last();
-        self.acc_history.push(self.acc);
-        self.acc = new;
-    }
-
-    crate::simd::avx2_method!(
-        /// The network accumulators after the last move, from those before
-        /// it and the cells it saved for `unmake` (the stone's cell first):
-        /// the stone's cell leaves the sums, the others move from their
-        /// saved codes (and the classes of those) to their current ones.
-        #[inline(never)]
-        fn acc_after_last(&self) -> [Acc; 2] = Board::acc_after_last_body
-    );
-
-    /// The body of [`Board::acc_after_last`], inlined into each build of it.
-    #[inline(always)]
-    fn acc_after_last_body(&self) -> [Acc; 2] {
-        let Some(v) = &self.code_vectors else {
-            return self.acc;
-        };
-        let mut out = self.acc;
-        let start = self.history.last().map_or(0, |st| st.undo_len as usize);
-        let class = &self.table.code_class;
-        let entries = &self.undo[start..self.undo_len];
-        // One colour at a time, its sums in a local copy the compiler can
-        // keep in registers over all the cells.
-        for col in [Color::Black, Color::White] {
-            let (c, o) = (col.index(), 1 - col.index());
-            let mut acc = self.acc[c];
-            for (k, &e) in entries.iter().enumerate() {
-                let q = (e & 0x3FF) as usize;
-                let old = [((e >> 10) & 0x7FF) as usize, ((e >> 21) & 0x7FF) as usize];
-                let old_pair = pair_feature(class[c][old[c]], class[o][old[o]]);
-                if k == 0 {
-                    v.remove(&mut acc, col, old[c]);
-                    v.remove(&mut acc, col, old_pair);
-                    continue;
-                }
-                let new = self.codes[c][q] as usize;
-                if new != old[c] {
-                    v.update(&mut acc, col, old[c], new);
-                }
-                let new_pair = pair_feature(self.cls[c][q], self.cls[o][q]);
-                if new_pair != old_pair {
-                    v.update(&mut acc, col, old_pair, new_pair);
-                }
-            }
-            if v.lines() {
-                self.lines_after_last(v, &mut acc, col);
-            }
-            out[c] = acc;
-        }
-        out
-    }
-
-    /// The line-shape part of [`Board::acc_after_last`] for colour `col`:
-    /// along each line of the last move, its cell leaves the sums and the
-    /// empty cells within four of it move from the shape they had without
-    /// the stone to the one they have with it.
-    #[inline(always)]
-    fn lines_after_last(&self, v: &CodeVectors, acc: &mut Acc, col: Color) {
-        let Some(st) = self.history.last() else {
-            return;
-        };
-        let p = st.pos;
-        let stone = stone_code(st.color);
-        for d in 0..DIRS {
-            let (line, t) = line_pos(d, p.x(), p.y());
-            let new_key = self.keys[d][line];
-            let old_key = new_key ^ (stone << (2 * (t + PAD)));
-            if let Some(s) = values::line_shape(old_key, t, PAD, col) {
-                v.remove(acc, col, line_feature(s));
-            }
-            // Slots past the line's ends hold the edge code, so they are
-            // never empty.
-            for u in (t + PAD - 4)..=(t + PAD + 4) {
-                if u == t + PAD || (new_key >> (2 * u)) & 3 != 0 {
-                    continue;
-                }
-                let old = values::line_shape(old_key, u - PAD, PAD, col);
-                let new = values::line_shape(new_key, u - PAD, PAD, col);
-                if old != new {
-                    if let Some(s) = old {
-                        v.remove(acc, col, line_feature(s));
-                    }
-                    if let Some(s) = new {
-                        v.add(acc, col, line_feature(s));
-                    }
-                }
-            }
-        }
-    }
-
     /// Saves a cell's pattern word and codes for `unmake`.
     #[inline(always)]
     fn save(&mut self, q: usize, codes: [u16; 2], word: u32) {
@@ -923,88 +767,6 @@ impl Board {
             let (line, t) = line_pos(d, p.x(), p.y());
             self.keys[d][line] ^= code << (2 * (t + PAD));
         }
-    }
-
-    /// Compares every incrementally kept field with a recomputation from
-    /// the bare stones; describes the first difference.
-    pub fn check_consistency(&self) -> Result<(), String> {
-        let mut fresh = self.clone();
-        fresh.rebuild();
-        if fresh.keys != self.keys {
-            return Err("line keys differ".into());
-        }
-        for p in self.on_board.iter() {
-            let i = p.index();
-            if fresh.pat[i] != self.pat[i] {
-                return Err(format!(
-                    "patterns at {p} differ: {:08x} kept, {:08x} recomputed",
-                    self.pat[i], fresh.pat[i]
-                ));
-            }
-            for c in 0..2 {
-                if fresh.cls[c][i] != self.cls[c][i] {
-                    return Err(format!("class of colour {c} at {p} differs"));
-                }
-                if fresh.codes[c][i] != self.codes[c][i] {
-                    return Err(format!("pattern code of colour {c} at {p} differs"));
-                }
-            }
-        }
-        if fresh.counts != self.counts {
-            return Err(format!(
-                "class counts differ: {:?} kept, {:?} recomputed",
-                self.counts, fresh.counts
-            ));
-        }
-        if fresh.values != self.values {
-            return Err(format!(
-                "evaluation sums differ: {:?} kept, {:?} recomputed",
-                self.values, fresh.values
-            ));
-        }
-        if [Color::Black, Color::White]
-            .iter()
-            .any(|&c| fresh.acc(c) != self.acc(c))
-        {
-            return Err("network accumulators differ".into());
-        }
-        if fresh.hash != self.hash {
-            return Err("Zobrist keys differ".into());
-        }
-        if fresh.area != self.area {
-            return Err("candidate areas differ".into());
-        }
-        Ok(())
-    }
-
-    /// The board as text, one row a line: `x` black, `o` white, `.` empty.
-    pub fn to_text(&self) -> String {
-        let mut s = String::new();
-        for y in 0..self.height {
-            for x in 0..self.width {
-                s.push(match self.stone(Pos::new(x, y)) {
-                    Some(Color::Black) => 'x',
-                    Some(Color::White) => 'o',
-                    None => '.',
-                });
-            }
-            s.push('\n');
-        }
-        s
-    }
-}
-
-impl fmt::Debug for Board {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Board {}x{} {} ply {}\n{}",
-            self.width,
-            self.height,
-            self.rule,
-            self.ply(),
-            self.to_text()
-        )
     }
 }
 

@@ -2,9 +2,10 @@
 //! wider search picks, for the move ordering) and `tune` (fits the
 //! evaluation or, with --policy, the move-ordering tables).
 
+use super::progress::{MinMax, Progress};
 use super::{fail, read_game_files, Setup};
 use clap::Args;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -47,7 +48,7 @@ pub struct SelfplayArgs {
     /// Stones in a random opening, MIN-MAX (default 2-7, or 0-2 added to a
     /// book opening).
     #[arg(long)]
-    opening_stones: Option<String>,
+    opening_stones: Option<MinMax<usize>>,
     /// Keep an opening when a short search scores it within this.
     #[arg(long, default_value_t = 150)]
     balance: i32,
@@ -86,11 +87,11 @@ pub struct OpengenArgs {
     threads: usize,
     /// Stones in an opening, MIN-MAX.
     #[arg(long, default_value = "3-8")]
-    stones: String,
+    stones: MinMax<usize>,
     /// Half-width of the square around the centre the stones fall in,
     /// MIN-MAX.
     #[arg(long, default_value = "2-4")]
-    area: String,
+    area: MinMax<usize>,
     /// Kept when both searches score it within this of the centre.
     #[arg(long, default_value_t = 80)]
     balance: i32,
@@ -106,7 +107,7 @@ pub struct OpengenArgs {
     centre_view: String,
     /// Depths of the quick and the deep check, QUICK-DEEP.
     #[arg(long, default_value = "4-8")]
-    depths: String,
+    depths: MinMax<i32>,
     /// Nodes of the solver's check for a win by threats, for each side.
     #[arg(long, default_value_t = 20_000)]
     solver_nodes: u64,
@@ -190,13 +191,14 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
-    let stones_arg = a
+    let opening_stones = a
         .opening_stones
-        .clone()
-        .unwrap_or_else(|| if a.openings.is_some() { "0-2" } else { "2-7" }.to_string());
-    let Some(opening_stones) = range(&stones_arg) else {
-        return fail(format!("--opening-stones '{stones_arg}' is not MIN-MAX"));
-    };
+        .unwrap_or(if a.openings.is_some() {
+            MinMax(0, 2)
+        } else {
+            MinMax(2, 7)
+        })
+        .pair();
     let shard = match a.shard.as_deref().map(parse_shard).transpose() {
         Ok(s) => s,
         Err(e) => return fail(e),
@@ -242,27 +244,15 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
     };
     let mut out = std::io::BufWriter::new(file);
     let start = Instant::now();
-    let tty = std::io::stderr().is_terminal();
-    let step = (total / 20).max(1);
+    let mut bar = Progress::new("selfplay", total as u64, "games");
     let r = run(&cfg, &mut out, |done, positions| {
-        if tty || done % step == 0 || done == total {
-            let secs = start.elapsed().as_secs_f64().max(1e-3);
-            let width = 30;
-            let filled = done * width / total.max(1);
-            eprint!(
-                "{}selfplay [{}{}] {done}/{} games, {positions} positions, {:.1} games/s{}",
-                if tty { "\r" } else { "" },
-                "#".repeat(filled),
-                ".".repeat(width - filled),
-                total,
-                done as f64 / secs,
-                if tty { "" } else { "\n" }
-            );
-        }
+        let secs = start.elapsed().as_secs_f64().max(1e-3);
+        bar.set(
+            done as u64,
+            format!("{positions} positions, {:.1} games/s", done as f64 / secs),
+        );
     });
-    if tty {
-        eprintln!();
-    }
+    bar.finish();
     match r {
         Ok(s) => {
             outln!(
@@ -281,12 +271,6 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
     }
 }
 
-/// `MIN-MAX`, two numbers.
-fn range<T: std::str::FromStr>(s: &str) -> Option<(T, T)> {
-    let (lo, hi) = s.split_once('-')?;
-    Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
-}
-
 pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
     let rule = match super::rule(&a.rule) {
         Ok(r) => r,
@@ -303,11 +287,7 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
             a.centre_view
         ));
     };
-    let (Some(stones), Some(area), Some(depths)) =
-        (range(&a.stones), range(&a.area), range(&a.depths))
-    else {
-        return fail("--stones, --area and --depths are MIN-MAX");
-    };
+    let (stones, area, depths) = (a.stones.pair(), a.area.pair(), a.depths.pair());
     let playout = match a.playout.as_deref().map(|s| {
         s.split_once(':')
             .and_then(|(g, n)| Some((g.trim().parse().ok()?, n.trim().parse().ok()?)))
@@ -337,30 +317,14 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
         return fail(e);
     }
     let start = Instant::now();
-    let tty = std::io::stderr().is_terminal();
-    // On a terminal the bar is redrawn at each step; in a log, one line a
-    // twentieth of the way.
-    let mut logged = usize::MAX;
-    let openings = generate(&cfg, |done, total| {
-        let step = done * 20 / total.max(1);
-        if !tty && step == logged {
-            return;
-        }
-        logged = step;
-        let width = 30;
-        let filled = done * width / total.max(1);
-        eprint!(
-            "{}opengen [{}{}] {done}/{total} openings, {:.0} s{}",
-            if tty { "\r" } else { "" },
-            "#".repeat(filled),
-            ".".repeat(width - filled),
-            start.elapsed().as_secs_f64(),
-            if tty { "" } else { "\n" }
+    let mut bar = Progress::new("opengen", cfg.count as u64, "openings");
+    let openings = generate(&cfg, |done, _| {
+        bar.set(
+            done as u64,
+            format!("{:.0} s", start.elapsed().as_secs_f64()),
         );
     });
-    if tty {
-        eprintln!();
-    }
+    bar.finish();
     let args: Vec<String> = std::env::args().collect();
     let mut text = format!(
         "# made by: {}\n# {} {rule} openings, {}x{}, balanced within {} of {} ({} view) at depths {} and {}, no win by threats in {} solver nodes{}\n",
@@ -609,196 +573,5 @@ pub fn run_tune(a: TuneArgs, setup: Setup) -> ExitCode {
         return fail(format!("cannot write {}: {e}", a.out.display()));
     }
     outln!("K {:.1}; wrote {}", r.k, a.out.display());
-    ExitCode::SUCCESS
-}
-
-#[derive(Args)]
-pub struct SpsaArgs {
-    /// The parameters to tune, comma-separated: NAME (its range and step
-    /// from the parameter table, starting at its current value) or
-    /// NAME=START:MIN:MAX:C_END[:R_END].
-    #[arg(long)]
-    params: String,
-    /// Opening book the games start from (a random draw each pair); use a
-    /// tuning book, never a held-out one.
-    #[arg(long)]
-    openings: PathBuf,
-    /// The run's state, written after every iteration (JSON).
-    #[arg(long)]
-    state: PathBuf,
-    /// Continue the run saved in --state (same settings).
-    #[arg(long)]
-    resume: bool,
-    /// Append one line per iteration here.
-    #[arg(long)]
-    log: Option<PathBuf>,
-    /// Play at most this many iterations now, then stop (the state is
-    /// saved; --resume goes on).
-    #[arg(long)]
-    stop_after: Option<usize>,
-    /// freestyle, standard, renju, caro or caro-exact.
-    #[arg(long, default_value = "freestyle")]
-    rule: String,
-    /// Board size (5 to 22).
-    #[arg(long, default_value_t = 15)]
-    size: usize,
-    /// Iterations of the run.
-    #[arg(long, default_value_t = 1000)]
-    iterations: usize,
-    /// Colour-swapped game pairs an iteration.
-    #[arg(long, default_value_t = 4)]
-    pairs: usize,
-    /// Games played at once.
-    #[arg(long, default_value_t = 2)]
-    threads: usize,
-    /// Nodes searched for each move.
-    #[arg(long, default_value_t = 20_000, conflicts_with = "movetime")]
-    nodes: u64,
-    /// Milliseconds for each move instead of a node count (not
-    /// reproducible).
-    #[arg(long)]
-    movetime: Option<u64>,
-    /// Learning rate at the last iteration (where a parameter names none).
-    #[arg(long, default_value_t = 0.002)]
-    r_end: f64,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-}
-
-pub fn run_spsa(a: SpsaArgs, setup: Setup) -> ExitCode {
-    use tengen::learn::spsa::{self, MoveLimit, SpsaConfig, SpsaParam, SpsaState};
-    let rule = match super::rule(&a.rule) {
-        Ok(r) => r,
-        Err(e) => return fail(e),
-    };
-    let params: Result<Vec<SpsaParam>, String> = a
-        .params
-        .split(',')
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| SpsaParam::parse(s, &setup.params.for_game(rule, a.size), a.r_end))
-        .collect();
-    let params = match params {
-        Ok(p) => p,
-        Err(e) => return fail(format!("--params: {e}")),
-    };
-    if let Err(e) = tengen::board::check_size(a.size) {
-        return fail(e);
-    }
-    let book = match tengen::tournament::setup::load_book(&a.openings, a.size, rule) {
-        Ok(b) => b,
-        Err(e) => return fail(e),
-    };
-    if let Some((n, why)) = &book.skipped {
-        eprintln!("spsa: {n} openings skipped ({why})");
-    }
-    let openings = book
-        .openings
-        .iter()
-        .map(|l| tengen::tournament::setup::parse_playable_opening(l, a.size, rule))
-        .collect::<Result<Vec<_>, _>>()
-        .expect("the book's lines were checked");
-    let mut cfg = SpsaConfig::new(rule, a.size, openings, params);
-    cfg.base = setup.params.for_game(rule, a.size);
-    cfg.eval = setup.eval;
-    cfg.iterations = a.iterations;
-    cfg.pairs = a.pairs;
-    cfg.threads = a.threads;
-    cfg.seed = a.seed;
-    cfg.limit = match a.movetime {
-        Some(ms) => MoveLimit::Millis(ms),
-        None => MoveLimit::Nodes(a.nodes),
-    };
-    if let Err(e) = cfg.check() {
-        return fail(e);
-    }
-    let mut state = match (a.resume, std::fs::read_to_string(&a.state)) {
-        (true, Ok(text)) => match SpsaState::from_json(&text, &cfg) {
-            Ok(s) => s,
-            Err(e) => return fail(format!("{}: {e}", a.state.display())),
-        },
-        (true, Err(e)) => return fail(format!("--resume: {}: {e}", a.state.display())),
-        (false, Ok(_)) => {
-            return fail(format!(
-                "{} exists: --resume to continue that run, or name another state file",
-                a.state.display()
-            ))
-        }
-        (false, Err(_)) => SpsaState::new(&cfg),
-    };
-    let mut log = match &a.log {
-        Some(path) => match std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-        {
-            Ok(f) => Some(f),
-            Err(e) => return fail(format!("cannot write {}: {e}", path.display())),
-        },
-        None => None,
-    };
-    if state.iteration == 0 {
-        let args: Vec<String> = std::env::args().collect();
-        let head = format!("# spsa: {}\n", args.join(" "));
-        if let Some(f) = log.as_mut() {
-            let _ = f.write_all(head.as_bytes());
-        }
-    }
-    eprintln!(
-        "spsa: {} parameters, {} openings, iteration {} of {}, {} pairs each",
-        cfg.params.len(),
-        cfg.openings.len(),
-        state.iteration,
-        cfg.iterations,
-        cfg.pairs
-    );
-    let start = Instant::now();
-    let first = state.iteration;
-    let mut write_error = None;
-    let r = spsa::run(&cfg, &mut state, |s, it| {
-        let (w, l, d) = it.pairs.iter().fold((0, 0, 0), |(w, l, d), p| {
-            (w + p.won, l + p.lost, d + p.drawn)
-        });
-        let theta: Vec<String> = cfg
-            .params
-            .iter()
-            .zip(&s.theta)
-            .map(|(p, x)| format!("{}={x:.2}", p.name))
-            .collect();
-        let line = format!(
-            "iter {} plus {w} minus {l} draws {d} | {}",
-            it.k,
-            theta.join(" ")
-        );
-        let rate = (it.k - first) as f64 / start.elapsed().as_secs_f64().max(1e-3);
-        eprintln!("{line} | {:.2} it/s", rate);
-        if let Some(f) = log.as_mut() {
-            let _ = writeln!(f, "{line}");
-        }
-        // The state goes to a new file renamed over the old: a run killed
-        // at any moment leaves the last whole state.
-        let tmp = a.state.with_extension("tmp");
-        let saved =
-            std::fs::write(&tmp, s.to_json(&cfg)).and_then(|_| std::fs::rename(&tmp, &a.state));
-        if let Err(e) = saved {
-            write_error = Some(format!("cannot write {}: {e}", a.state.display()));
-            return false;
-        }
-        a.stop_after.is_none_or(|n| it.k - first < n)
-    });
-    if let Err(e) = r {
-        return fail(e);
-    }
-    if let Some(e) = write_error {
-        return fail(e);
-    }
-    eprintln!(
-        "spsa: {} iterations, plus {} minus {} draws {} over the run, {:.0} s",
-        state.iteration,
-        state.plus,
-        state.minus,
-        state.draws,
-        start.elapsed().as_secs_f64()
-    );
-    outln!("TENGEN_PARAMS={}", state.values_spec(&cfg));
     ExitCode::SUCCESS
 }

@@ -23,6 +23,8 @@ mod bench;
 mod learn;
 mod matches;
 mod play;
+mod progress;
+mod spsa;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -77,7 +79,7 @@ pub enum Command {
     /// Tune search parameters by simultaneous perturbation (SPSA) over
     /// self-play games from a book; resumable; prints the tuned values as
     /// TENGEN_PARAMS takes them.
-    Spsa(learn::SpsaArgs),
+    Spsa(spsa::SpsaArgs),
     /// Label self-play positions with the move a wider search chooses (the
     /// data `tune --policy` fits the move ordering to).
     Label(learn::LabelArgs),
@@ -139,7 +141,7 @@ pub fn run(command: Option<Command>, setup: Setup) -> ExitCode {
         Some(Command::Tune(a)) => learn::run_tune(a, setup),
         Some(Command::Label(a)) => learn::run_label(a, setup),
         Some(Command::Opengen(a)) => learn::run_opengen(a, setup),
-        Some(Command::Spsa(a)) => learn::run_spsa(a, setup),
+        Some(Command::Spsa(a)) => spsa::run_spsa(a, setup),
         Some(Command::Analyze(a)) => play::run_analyze(a, setup),
         Some(Command::Solve(a)) => play::run_solve(a),
         None => {
