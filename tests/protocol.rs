@@ -414,3 +414,41 @@ fn fuzzed_command_streams() {
     }
     assert!(e.is_running());
 }
+
+/// Whatever the node or depth limit, a five is made and the opponent's
+/// five is blocked: the answer for a search that ran out before its
+/// first root move is the generator's first (issue: `max_node 1` once
+/// answered `1,1` to a four).
+#[test]
+fn a_five_is_made_and_a_four_blocked_at_every_limit() {
+    // Black (the engine's opponent, field 2) has 7,7 7,8 7,9 7,10: the
+    // one block is 7,11 (7,6 is taken). With the colours swapped the
+    // engine has the four and makes five at 7,11.
+    let stones = ["3,3", "4,4", "7,6", "10,10", "7,7", "7,8", "7,9", "7,10"];
+    let board = |own_four: bool| {
+        let mut text = String::from("BOARD\n");
+        for (i, s) in stones.iter().enumerate() {
+            let theirs = (i >= 4) != own_four;
+            text.push_str(&format!("{s},{}\n", if theirs { 2 } else { 1 }));
+        }
+        text + "DONE"
+    };
+    let mut e = Engine::spawn();
+    e.send("START 15");
+    assert_eq!(e.reply(), "OK");
+    for limit in ["max_node", "max_depth"] {
+        for n in 1..=10 {
+            for own_four in [false, true] {
+                e.send(&format!("INFO {limit} {n}"));
+                e.send(&board(own_four));
+                let r = e.reply();
+                assert_eq!(
+                    parse_move(&r),
+                    Some((7, 11)),
+                    "{limit} {n}, own four {own_four}: {r}"
+                );
+            }
+        }
+        e.send(&format!("INFO {limit} 0"));
+    }
+}

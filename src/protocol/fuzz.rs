@@ -10,6 +10,9 @@
 //! recomputed from scratch.
 
 use super::*;
+use crate::board::rules::is_banned;
+use crate::board::Board;
+use crate::pattern::Class;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::io::Cursor;
@@ -217,9 +220,17 @@ fn a_million_fuzzed_lines() {
     };
     let (mut lines, mut commands, mut moves, mut boards, mut long) = (0, 0, 0, 0, 0);
     while lines < LINES {
-        // Fast searches and a small table, whatever the fuzz set.
+        // Fast searches and a small table, whatever the fuzz set: node
+        // and depth limits from 1 to 10 (a five and a block are played
+        // at every one), or 48 nodes to depth 2.
         let o = &mut session.engine.options;
-        (o.max_nodes, o.max_depth, o.timeout_turn) = (Some(48), Some(2), 1000);
+        let tight = |rng: &mut StdRng, other: u64| match rng.gen_range(0..3) {
+            0 => other,
+            _ => rng.gen_range(1..=10),
+        };
+        o.max_nodes = Some(tight(&mut rng, 48));
+        o.max_depth = Some(tight(&mut rng, 2) as i32);
+        o.timeout_turn = 1000;
         let size = session.engine.size().map_or(15, |(w, h)| w.min(h));
         let mut unit = vec![one_line(&mut rng, size)];
         let r = rng.gen_range(0..1000);
@@ -308,6 +319,9 @@ fn a_million_fuzzed_lines() {
                 _ => b.moves().rev().nth(1).expect("their stone").1.opposite(),
             };
             assert_eq!(colour, me, "{unit:?}");
+            b.unmake();
+            forced_answer_taken(b, p, colour, &blocked, &unit);
+            b.play_color(p, colour);
             if b.rule() == Rule::Renju && colour == Color::Black {
                 b.unmake();
                 let forbidden = b.is_forbidden(p);
@@ -337,6 +351,44 @@ fn a_million_fuzzed_lines() {
         moves > 1000 && boards > 100,
         "{moves} moves, {boards} boards"
     );
+}
+
+/// The oracle of forced answers: with a five of its own to make, the
+/// engine (`me`, about to play `p` on `b`) makes one; otherwise, against
+/// the opponent's five, it blocks (where a block is playable; caro's
+/// stones past the five are blocks too, and are left to the referee's
+/// tests). Blocked cells (YXBLOCK) are never fives or blocks here.
+fn forced_answer_taken(b: &mut Board, p: Pos, me: Color, blocked: &[Pos], unit: &[String]) {
+    let cells: Vec<Pos> = b
+        .cells()
+        .iter()
+        .filter(|&q| b.is_empty(q) && !blocked.contains(&q))
+        .collect();
+    let fives = |b: &mut Board, c: Color| -> Vec<Pos> {
+        cells
+            .iter()
+            .copied()
+            .filter(|&q| b.class(c, q) == Class::Five && !is_banned(b, me, q))
+            .collect()
+    };
+    let mine = fives(b, me);
+    if !mine.is_empty() {
+        assert!(
+            mine.contains(&p),
+            "{p} is no five of {mine:?}: {unit:?}\n{b:?}"
+        );
+        return;
+    }
+    if matches!(b.rule(), Rule::Caro | Rule::CaroExact) {
+        return;
+    }
+    let theirs = fives(b, me.opposite());
+    if !theirs.is_empty() {
+        assert!(
+            theirs.contains(&p),
+            "{p} blocks none of {theirs:?}: {unit:?}\n{b:?}"
+        );
+    }
 }
 
 #[test]

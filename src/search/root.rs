@@ -3,6 +3,7 @@
 //! opponent's threats after it.
 
 use super::limits::{nps, Info, SearchResult};
+use super::position::SearchNode;
 use super::time::adapt_time;
 use super::{is_decisive, Pv, Searcher, MAX_PLY, WIN};
 use crate::board::rules::is_banned;
@@ -274,10 +275,26 @@ impl Searcher {
         }
     }
 
-    /// Any playable cell, for a position the search found no move in: a
-    /// candidate if one is not excluded, else any empty cell (an empty board
-    /// whose centre is blocked has no candidate).
+    /// The move for a position the search found no move in (stopped, or
+    /// out of nodes, before its first root move was searched): the
+    /// generator's first, so that a five of our own is played and the
+    /// opponent's five or open four is blocked whatever the limits; else
+    /// any playable cell, a candidate if one is not excluded, else any
+    /// empty cell (an empty board whose centre is blocked has no
+    /// candidate).
     fn fallback_move(&self, board: &mut Board) -> Option<Pos> {
+        let mut moves = Vec::new();
+        let (params, eval) = (&self.params, &self.eval);
+        board.generate(
+            params,
+            eval,
+            params.root_width,
+            &self.root_excluded,
+            &mut moves,
+        );
+        if let Some(m) = moves.first() {
+            return Some(m.pos);
+        }
         let me = board.side_to_move();
         let empty = *board.cells() & !(*board.stones(me) | *board.stones(me.opposite()));
         let allowed = |cells: crate::bitboard::Bitboard| -> Vec<Pos> {
