@@ -428,3 +428,137 @@ done
     );
     println!("chaos engine: 30 games, endings {reasons:?}");
 }
+
+/// Issue 65, item 3: a game count that cannot be scheduled is refused at
+/// once with the limit, and a signal during the set-up (here: reading
+/// openings from a FIFO nobody writes) ends the process.
+#[test]
+fn a_huge_game_count_is_refused_and_signals_stop_the_set_up() {
+    let a = format!("name=a,cmd={BIN}");
+    let b = format!("name=b,cmd={BIN}");
+    for games in ["18446744073709551615", "100000000", "1000001"] {
+        let t = Instant::now();
+        let out = run(&["--engine", &a, "--engine", &b, "--games", games]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{games}: {err}");
+        assert!(err.contains("more than the 1000000 games"), "{err}");
+        assert!(t.elapsed() < Duration::from_secs(10), "{games}");
+    }
+    let d = scratch("setup-signal");
+    let fifo = d.join("book");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    for signal in ["-TERM", "-INT"] {
+        let mut child = Command::new(BIN)
+            .args(["match", "--engine", &a, "--engine", &b, "--games", "2"])
+            .args(["--openings", fifo.to_str().unwrap()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let ok = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let start = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "{signal} ignored"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(130), "{signal}");
+    }
+}
+
+/// Issue 65, item 5: a game that never started (its engine failed START
+/// on both tries) is no result, and a match that leaves one unplayed
+/// fails, naming the engine, even below the three failures in a row
+/// that stop it at once.
+#[test]
+fn a_match_with_a_game_that_never_started_fails_naming_the_engine() {
+    let d = scratch("unplayed");
+    let count = d.join("starts");
+    // Dies at its first two STARTs (one game's two tries), then plays.
+    let flaky = engine(&d, "flaky", WALK, "\n");
+    let body = fs::read_to_string(&flaky).unwrap().replace(
+        "    START|RESTART) say OK ;;",
+        &format!(
+            "    START|RESTART) k=$(cat {c} 2>/dev/null || echo 0); echo $((k+1)) > {c}; \
+             [ \"$k\" -lt 2 ] && exit 1; say OK ;;",
+            c = count.display()
+        ),
+    );
+    fs::write(&flaky, body).unwrap();
+    let json = d.join("r.json");
+    let out = tengen_vs(
+        &format!("name=flaky,cmd={flaky}"),
+        "2",
+        &json,
+        &["--nodes", "500", "--concurrency", "1"],
+    );
+    let err = text(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("1 games not played") && err.contains("flaky"),
+        "{err}"
+    );
+    assert_eq!(results(&json)["games"].as_array().unwrap().len(), 1);
+}
+
+/// Issue 65, item 1: `--json` and `--sgf` write through a link to the
+/// file it names (the link stays), write a device in place, and refuse a
+/// directory before the first game.
+#[test]
+fn records_go_through_links_into_devices_and_never_over_a_directory() {
+    let d = scratch("record-paths");
+    let real = d.join("real.json");
+    let link = d.join("link.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let sgf_real = d.join("games.sgf");
+    let sgf_link = d.join("games-link.sgf");
+    std::os::unix::fs::symlink("games.sgf", &sgf_link).unwrap();
+    let other = format!("name=other,cmd={BIN}");
+    let out = tengen_vs(
+        &other,
+        "2",
+        &link,
+        &["--nodes", "300", "--sgf", sgf_link.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(fs::symlink_metadata(&sgf_link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(results(&real)["games"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        fs::read_to_string(&sgf_real).unwrap().matches("(;").count(),
+        2
+    );
+    // A device: written, and still the device.
+    let out = tengen_vs(&other, "2", Path::new("/dev/null"), &["--nodes", "300"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(fs::symlink_metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    // A directory: refused before any game.
+    let t = Instant::now();
+    let out = tengen_vs(&other, "2", &d, &["--nodes", "300"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(5));
+}

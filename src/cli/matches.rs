@@ -140,6 +140,7 @@ fn match_config(a: MatchArgs) -> Result<MatchConfig, String> {
     let sprt = a.sprt.as_deref().map(Sprt::parse).transpose()?;
     let shard = a.shard.as_deref().map(parse_shard).transpose()?;
     let resume = a.resume.clone();
+    runner::scheduled_games(engines.len(), a.gauntlet, a.games)?;
     let mut cfg = MatchConfig {
         engines,
         games: a.games,
@@ -168,6 +169,9 @@ fn match_config(a: MatchArgs) -> Result<MatchConfig, String> {
         done: Vec::new(),
         done_decision: None,
     };
+    for path in cfg.json_file.iter().chain(&cfg.sgf_file) {
+        tengen::tournament::records::check_record_path(path)?;
+    }
     if let Some(path) = resume {
         let saved = results::load(&path)?;
         if saved.config != cfg.fingerprint() || saved.shard != cfg.shard {
@@ -185,6 +189,22 @@ fn match_config(a: MatchArgs) -> Result<MatchConfig, String> {
 }
 
 pub fn run_match(args: MatchArgs) -> ExitCode {
+    // Ctrl-C (SIGINT), SIGTERM and SIGHUP (ctrlc's "termination"
+    // feature): during the set-up (reading books, checking engines) they
+    // end the process at once, as without a handler; once games are
+    // under way they stop the match and keep its finished games.
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let playing = Arc::new(AtomicBool::new(false));
+    {
+        let (flag, playing) = (interrupt.clone(), playing.clone());
+        let _ = ctrlc::set_handler(move || {
+            if !playing.load(Ordering::SeqCst) {
+                eprintln!("interrupted during the set-up: no game was played");
+                std::process::exit(130);
+            }
+            flag.store(true, Ordering::SeqCst);
+        });
+    }
     let cfg = match match_config(args) {
         Ok(c) => c,
         Err(e) => {
@@ -192,14 +212,7 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        // Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the match and keep its
-        // finished games (ctrlc's "termination" feature). Without a
-        // handler they still stop the process, only without the summary.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    }
+    playing.store(true, Ordering::SeqCst);
     match runner::run(&cfg, interrupt) {
         Ok(summary) => {
             out!("{}", runner::report(&summary));

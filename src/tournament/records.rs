@@ -2,6 +2,88 @@
 
 use super::referee::{GameRecord, Outcome};
 use crate::types::{Color, Pos};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Where a record for `path` goes: `path` itself, or, through symbolic
+/// links, the file they lead to (a link is never replaced). `Ok(None)`
+/// for a device (written in place, not replaced); an error for anything
+/// else that is not a regular file (a directory, a FIFO, a socket).
+fn record_target(path: &Path) -> Result<Option<PathBuf>, String> {
+    let mut target = path.to_path_buf();
+    for _ in 0..40 {
+        let meta = match fs::symlink_metadata(&target) {
+            Ok(m) => m,
+            // A new file (or one a dangling link names).
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(target)),
+            Err(e) => return Err(format!("cannot write {}: {e}", path.display())),
+        };
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            let link = fs::read_link(&target)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            target = match target.parent() {
+                Some(dir) if link.is_relative() => dir.join(link),
+                _ => link,
+            };
+            continue;
+        }
+        if kind.is_file() {
+            return Ok(Some(target));
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if kind.is_char_device() || kind.is_block_device() {
+                return Ok(None);
+            }
+        }
+        return Err(format!(
+            "cannot write {}: {} is not a regular file",
+            path.display(),
+            target.display()
+        ));
+    }
+    Err(format!("cannot write {}: too many links", path.display()))
+}
+
+/// Checks before a match that a record can be written to `path` (see
+/// [`write_record`]): a directory, a FIFO or a socket is refused now,
+/// not after the games.
+pub fn check_record_path(path: &Path) -> Result<(), String> {
+    record_target(path).map(|_| ())
+}
+
+/// Writes a record file whole: through a temporary file beside the file
+/// that `path` is or leads to and a rename, so a reader sees the old text
+/// or the new, never half of one. A symbolic link is followed, not
+/// replaced; a device (`/dev/null`) is written in place.
+pub fn write_record(path: &Path, text: &str) -> Result<(), String> {
+    let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let Some(target) = record_target(path)? else {
+        let mut f = fs::OpenOptions::new().write(true).open(path).map_err(err)?;
+        return f.write_all(text.as_bytes()).map_err(err);
+    };
+    let mut tmp = target.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    // A stale temporary file, or a link put in its place, goes first: the
+    // new one is created afresh, never opened through a link.
+    let _ = fs::remove_file(&tmp);
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(err)?;
+    f.write_all(text.as_bytes())
+        .and_then(|_| f.sync_all())
+        .and_then(|_| fs::rename(&tmp, &target))
+        .map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            err(e)
+        })
+}
 
 /// A game as a Piskvork `.psq` file: the header, one `x,y,ms` line a move
 /// with 1-based coordinates (opening stones with 0 ms), the black and white
@@ -87,6 +169,57 @@ pub fn json_num(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn records_follow_links_and_keep_devices() {
+        let dir = std::env::temp_dir().join(format!("tengen-records-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        // A link: the file it leads to gets the text; the link stays.
+        let real = dir.join("real.json");
+        fs::write(&real, "old").unwrap();
+        let link = dir.join("link.json");
+        std::os::unix::fs::symlink("real.json", &link).unwrap();
+        write_record(&link, "new").unwrap();
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+        // A dangling link makes its file.
+        let dangling = dir.join("dangling.json");
+        std::os::unix::fs::symlink("made.json", &dangling).unwrap();
+        write_record(&dangling, "made").unwrap();
+        assert_eq!(fs::read_to_string(dir.join("made.json")).unwrap(), "made");
+        assert!(fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        // A device is written in place, never replaced.
+        write_record(Path::new("/dev/null"), "gone").unwrap();
+        let null = fs::symlink_metadata("/dev/null").unwrap();
+        use std::os::unix::fs::FileTypeExt;
+        assert!(null.file_type().is_char_device());
+        // A directory or a FIFO is refused with its name.
+        let e = write_record(&dir, "x").unwrap_err();
+        assert!(e.contains("not a regular file"), "{e}");
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let e = check_record_path(&fifo).unwrap_err();
+            assert!(e.contains("not a regular file"), "{e}");
+        }
+        // A link planted where the temporary file goes is not written
+        // through.
+        let victim = dir.join("victim");
+        fs::write(&victim, "keep").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join("out.json.tmp")).unwrap();
+        write_record(&dir.join("out.json"), "out").unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        assert_eq!(fs::read_to_string(dir.join("out.json")).unwrap(), "out");
+        let _ = fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn psq_and_sgf() {

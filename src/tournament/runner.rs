@@ -4,7 +4,7 @@
 //! SPRT verdict or an interrupt.
 
 use super::process::EngineProcess;
-use super::records::{psq, sgf};
+use super::records::{psq, sgf, write_record};
 use super::referee::{play, GameConfig, GameRecord, Outcome};
 use super::report::progress;
 pub use super::report::{json, report, time_use};
@@ -111,7 +111,30 @@ struct Job {
     opening: Vec<Pos>,
 }
 
+/// The most games a match (all its engine pairs together) schedules: its
+/// game list is built before the first game.
+pub const MAX_GAMES: usize = 1_000_000;
+
+/// The games of a match of `engines` engines playing `games` games a
+/// pair (round-robin, or a gauntlet of the first against the others),
+/// or an error when that is more than [`MAX_GAMES`].
+pub fn scheduled_games(engines: usize, gauntlet: bool, games: usize) -> Result<usize, String> {
+    let pairs = if gauntlet {
+        engines.saturating_sub(1)
+    } else {
+        engines * engines.saturating_sub(1) / 2
+    };
+    match pairs.checked_mul(games) {
+        Some(n) if n <= MAX_GAMES => Ok(n),
+        _ => Err(format!(
+            "--games {games} with {pairs} engine pairs is more than the {MAX_GAMES} games \
+             a match schedules"
+        )),
+    }
+}
+
 fn schedule(cfg: &MatchConfig) -> Result<Vec<Job>, String> {
+    scheduled_games(cfg.engines.len(), cfg.gauntlet, cfg.games)?;
     let n = cfg.engines.len();
     let pairs: Vec<(usize, usize)> = if cfg.gauntlet {
         (1..n).map(|j| (0, j)).collect()
@@ -286,10 +309,11 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
     }
     let tty = std::io::stderr().is_terminal();
     let started = Instant::now();
-    // Games in a row that ended before a move because an engine did not
-    // start (or answer START), twice each: past `START_FAILURES`, the
-    // match stops.
+    // Failed starts in a row (an engine that did not start or answer
+    // START; each game tries twice): at `START_FAILURES`, the match
+    // stops. `unplayed`: the games lost so, and why the last one was.
     let mut start_failures = 0;
+    let mut unplayed: Option<(usize, String)> = None;
     let mut broken: Option<String> = None;
     let snapshot = |games: &[Played], decided: Option<Decision>, interrupted: bool| Summary {
         names: names.clone(),
@@ -309,11 +333,18 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
         match rx.recv_timeout(Duration::from_millis(100)) {
             Ok(p) => {
                 if failed_to_start(&p.record) {
-                    start_failures += 1;
+                    start_failures += 2;
+                    let who = match p.record.faulty {
+                        Some(Color::Black) => names[p.black].as_str(),
+                        Some(Color::White) => names[p.white].as_str(),
+                        None => "an engine",
+                    };
+                    let why = format!("{who}: {}", p.record.reason);
+                    let n = unplayed.as_ref().map_or(0, |u| u.0) + 1;
+                    unplayed = Some((n, why.clone()));
                     if start_failures >= START_FAILURES {
                         broken = Some(format!(
-                            "{start_failures} games in a row ended before a move: {}",
-                            p.record.reason
+                            "{start_failures} failed starts in a row ({n} games not played): {why}"
                         ));
                         stop.store(true, Ordering::SeqCst);
                     }
@@ -340,7 +371,7 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
                 }
                 if let Some(f) = &cfg.json_file {
                     let s = summarize(snapshot(&games, decided, true), cfg.sprt);
-                    write_atomically(f, &json(&s))?;
+                    write_record(f, &json(&s))?;
                 }
                 progress(&names, &pairs, games.len(), total, sprt_state, started, tty);
             }
@@ -354,6 +385,13 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
     }
     if tty {
         eprintln!();
+    }
+    // A game that never started is not a result: a match that leaves
+    // one unplayed has not succeeded, even below `START_FAILURES`.
+    if let (None, Some((n, why))) = (&broken, &unplayed) {
+        if !interrupt.load(Ordering::SeqCst) {
+            broken = Some(format!("{n} games not played: {why}"));
+        }
     }
     let interrupted = interrupt.load(Ordering::SeqCst) || broken.is_some();
     if !interrupted {
@@ -373,10 +411,10 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
                 &summary.names[g.white],
             ));
         }
-        fs::write(f, text).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+        write_record(f, &text)?;
     }
     if let Some(f) = &cfg.json_file {
-        write_atomically(f, &json(&summary))?;
+        write_record(f, &json(&summary))?;
     }
     match broken {
         Some(why) => Err(format!("the match stopped: {why}")),
@@ -384,7 +422,7 @@ pub fn run(cfg: &MatchConfig, interrupt: Arc<AtomicBool>) -> Result<Summary, Str
     }
 }
 
-/// Games in a row that may end before a move before the match stops.
+/// Failed starts in a row (two a game) that stop the match.
 const START_FAILURES: usize = 3;
 
 /// Did the game end before a move because an engine would not start?
@@ -392,17 +430,6 @@ fn failed_to_start(r: &GameRecord) -> bool {
     r.moves.is_empty()
         && r.faulty.is_some()
         && (r.reason == "engine failed to start" || r.reason.contains("START"))
-}
-
-/// Writes `text` to `path` through a temporary file and a rename, so the
-/// file is always either the old or the new one, whole.
-fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), String> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    fs::write(&tmp, text)
-        .and_then(|_| fs::rename(&tmp, path))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Plays one job, (re)starting engines as needed; an engine that broke
