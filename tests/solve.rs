@@ -126,3 +126,25 @@ fn a_closed_stdout_ends_the_subcommands_quietly() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// A table too big to have is an `error:` line and status 2, never an
+/// abort in the allocator (issue 65, item 6: `--hash 100000000` was
+/// SIGABRT).
+#[test]
+fn analyze_refuses_a_table_it_cannot_have() {
+    for mib in ["100000000", "18446744073709551615"] {
+        let o = run(&["analyze", "--moves", "h8i9", "--depth", "2", "--hash", mib]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{mib}: {err}");
+        assert!(
+            err.contains("error: --hash") && err.contains("cannot allocate"),
+            "{err}"
+        );
+    }
+    let o = run(&["analyze", "--moves", "h8i9", "--depth", "2", "--hash", "4"]);
+    assert!(
+        o.status.success() && text(&o).contains("bestmove"),
+        "{}",
+        text(&o)
+    );
+}

@@ -80,7 +80,14 @@ pub fn run_analyze(a: AnalyzeArgs, setup: Setup) -> ExitCode {
         limits.soft_time = Some(Duration::from_millis(ms / 2));
     }
     let params = setup.params.for_game(board.rule(), board.width());
-    let mut searcher = Searcher::with_eval(params, setup.eval, hash_mib.max(1) << 20);
+    // The table is had or refused here, never an abort in the search.
+    let bytes = hash_mib.max(1).checked_mul(1 << 20);
+    if bytes.is_none_or(|b| tengen::search::tt::TranspositionTable::try_new(b).is_none()) {
+        return fail(format!(
+            "--hash {hash_mib}: cannot allocate {hash_mib} MiB for the table"
+        ));
+    }
+    let mut searcher = Searcher::with_eval(params, setup.eval, bytes.unwrap_or(1 << 20));
     searcher.threads = threads;
     let result = searcher.search(&mut board, &limits, |info| outln!("{info}"));
     match result.best {

@@ -534,20 +534,21 @@ impl<W: Write> Session<'_, W> {
             ..base
         };
         let mut found: Vec<Pos> = Vec::new();
-        let mut lines = Vec::new();
+        let mut scored: Vec<(i32, Pos)> = Vec::new();
         for _ in 0..n {
             let Some(r) = self.engine.think_with(&limits, &found, |_| {}) else {
                 break;
             };
-            let Some(p) = r.best.filter(|p| !found.contains(p)) else {
+            // Only a move the search (or the solver) played out: once the
+            // moves worth searching are all listed, the search has none
+            // and falls back on any cell, which it never scored.
+            let Some(p) = r
+                .best
+                .filter(|p| !found.contains(p) && r.pv.first() == Some(p))
+            else {
                 break;
             };
-            lines.push(format!(
-                "MESSAGE NBEST {} {} score {}",
-                found.len() + 1,
-                p,
-                r.score
-            ));
+            scored.push((r.score, p));
             found.push(p);
             if self.engine.stop_flag().load(Ordering::SeqCst) {
                 break;
@@ -556,10 +557,13 @@ impl<W: Write> Session<'_, W> {
         if self.quit.load(Ordering::SeqCst) {
             return;
         }
-        for l in lines {
-            self.reply(&l);
+        // Best first (each search had its share of the time, so a later
+        // one may score higher); ties keep the order they were found in.
+        scored.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
+        for (i, (score, p)) in scored.iter().enumerate() {
+            self.reply(&format!("MESSAGE NBEST {} {p} score {score}", i + 1));
         }
-        match found.first() {
+        match scored.first().map(|&(_, p)| p) {
             Some(p) => {
                 let s = p.to_string();
                 self.reply(&s);
