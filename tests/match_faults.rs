@@ -562,3 +562,26 @@ fn records_go_through_links_into_devices_and_never_over_a_directory() {
     assert!(err.contains("not a regular file"), "{err}");
     assert!(t.elapsed() < Duration::from_secs(5));
 }
+
+/// Issue 65, item 7: two runners on one `--json` would each rewrite it
+/// with their own games: the second is refused while the first runs
+/// (here the lock names process 1, which always runs), and a lock left by
+/// a runner that is gone is taken over.
+#[test]
+fn one_runner_at_a_time_writes_a_json_file() {
+    let d = scratch("json-lock");
+    let json = d.join("r.json");
+    let lock = d.join("r.json.lock");
+    fs::write(&lock, "1\n").unwrap();
+    let other = format!("name=other,cmd={BIN}");
+    let out = tengen_vs(&other, "2", &json, &["--nodes", "300"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("another match (process 1) writes"), "{err}");
+    assert!(!json.exists());
+    fs::write(&lock, "4294967294\n").unwrap();
+    let out = tengen_vs(&other, "2", &json, &["--nodes", "300"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!lock.exists(), "released at the end");
+    assert_eq!(results(&json)["games"].as_array().unwrap().len(), 2);
+}

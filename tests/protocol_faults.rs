@@ -153,3 +153,85 @@ fn a_huge_memory_limit_and_a_huge_line_are_survived() {
     e.send("ABOUT\rABOUT\r");
     assert!(e.reply().contains("tengen") && e.reply().contains("tengen"));
 }
+
+/// Issue 65, item 7: loose inputs are refused with an `ERROR` line, the
+/// state kept.
+#[test]
+fn impossible_swap2_positions_bad_info_values_and_a_blocked_board() {
+    let mut e = started(15, &[]);
+    // Field 1 is the engine's stone: after 3 stones it plays white, after
+    // 5 too.
+    for (stones, says) in [
+        ("7,7,1\n8,8,2\n9,9,1\n10,10,2\n", "4 stones"),
+        ("7,7,1\n8,8,2\n9,9,1\n10,10,2\n5,5,1\n1,1,2\n", "6 stones"),
+        ("7,7,2\n8,8,2\n9,9,2\n", "3 black stones of 3"),
+        ("7,7,1\n8,8,2\n9,9,1\n", "1 black stones of 3"),
+        (
+            "7,7,2\n8,7,2\n9,7,2\n10,7,2\n11,7,2\n",
+            "5 black stones of 5",
+        ),
+    ] {
+        e.send(&format!("SWAP2BOARD\n{stones}DONE"));
+        let r = e.reply();
+        assert!(r.starts_with("ERROR SWAP2BOARD") && r.contains(says), "{r}");
+    }
+    // The openings it proposes avoid blocked cells; none fits: ERROR.
+    e.send("YXBLOCK\n7,7\n8,8\n6,6\n7,8\n8,7\n6,7\n7,6\n8,6\n6,8\nDONE");
+    e.send("SWAP2BOARD\nDONE");
+    assert_eq!(
+        e.reply(),
+        "ERROR SWAP2BOARD: no opening shape fits the cells left free"
+    );
+    e.send("YXBLOCKRESET");
+    for (info, says) in [
+        ("INFO timeout_turn -5", "a negative value"),
+        ("INFO max_node -1", "a negative value"),
+        ("INFO rule -3", "not a Gomocup rule"),
+        ("INFO rule 100", "not a Gomocup rule"),
+        ("INFO rule abc", "not a whole number"),
+        ("INFO timeout_turn fast", "not a whole number"),
+    ] {
+        e.send(info);
+        let r = e.reply();
+        assert!(
+            r.starts_with("ERROR INFO") && r.contains(says),
+            "{info}: {r}"
+        );
+    }
+    // The values sent before stay; the rule bits managers send (2: a
+    // continuous game, Yixin-Board's renju) and a negative time_left
+    // (the clock ran out) are taken without a word.
+    e.send("INFO rule 2");
+    e.send("INFO time_left -100");
+    e.send("INFO timeout_turn 100");
+    e.send("YXSHOWFORBID");
+    assert!(e.reply().starts_with("FORBID"), "renju is on");
+    e.send("BEGIN");
+    assert!(parse_move(&e.reply()).is_some());
+    // Every empty cell blocked: said so, not "the board is full".
+    let mut b = started(5, &[]);
+    let cells: Vec<String> = (0..25).map(|i| format!("{},{}", i % 5, i / 5)).collect();
+    b.send(&format!("YXBLOCK\n{}\nDONE", cells.join("\n")));
+    b.send("BEGIN");
+    let r = b.reply();
+    assert!(r.contains("every empty cell is blocked"), "{r}");
+    // The solver never names a blocked cell as ours: with the two ends of
+    // black's open three blocked, no win through them is reported.
+    let mut s = started(15, &["INFO timeout_turn 300"]);
+    s.send("YXBLOCK\n6,7\n10,7\n5,7\n11,7\nDONE");
+    s.send("BOARD\n7,7,1\n0,0,2\n8,7,1\n0,14,2\n9,7,1\n14,0,2\nDONE");
+    let mut lines = Vec::new();
+    let r = loop {
+        let l = s.raw_line_within(Duration::from_secs(10)).expect("a reply");
+        if !l.starts_with("MESSAGE") {
+            break l;
+        }
+        lines.push(l);
+    };
+    for l in lines.iter().filter(|l| l.contains("win by threats")) {
+        for cell in ["g8", "k8", "f8", "l8"] {
+            assert!(!l.contains(cell), "{l}");
+        }
+    }
+    assert!(!["6,7", "10,7", "5,7", "11,7"].contains(&r.as_str()), "{r}");
+}

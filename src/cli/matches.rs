@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tengen::board::check_size;
+use tengen::tournament::records::RecordLock;
 use tengen::tournament::referee::GameConfig;
 use tengen::tournament::results;
 use tengen::tournament::runner::{self, MatchConfig};
@@ -212,11 +213,20 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // One match at a time writes a --json file.
+    let lock = match cfg.json_file.as_deref().map(RecordLock::take).transpose() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     playing.store(true, Ordering::SeqCst);
     match runner::run(&cfg, interrupt) {
         Ok(summary) => {
             out!("{}", runner::report(&summary));
             if summary.interrupted {
+                drop(lock);
                 // Engines of unfinished games may still be running.
                 std::process::exit(130);
             }

@@ -363,6 +363,27 @@ impl<W: Write> Session<'_, W> {
 
     fn info(&mut self, key: &str, value: &str) {
         let int = value.trim().parse::<i64>().ok();
+        // A number a key cannot take is refused and the value kept: a
+        // negative limit, a rule outside the Gomocup bits (1 exactly
+        // five, 2 continuous game, 4 renju, 8 caro), or no number at all.
+        // `time_left` may be negative (the clock ran out).
+        let bad = match (key, int) {
+            (
+                "timeout_turn" | "timeout_match" | "max_memory" | "max_depth" | "max_node",
+                Some(v),
+            ) if v < 0 => Some("a negative value"),
+            ("rule", Some(v)) if !(0..=15).contains(&v) => Some("not a Gomocup rule (0 to 15)"),
+            (
+                "timeout_turn" | "timeout_match" | "time_left" | "max_memory" | "max_depth"
+                | "max_node" | "rule",
+                None,
+            ) => Some("not a whole number"),
+            _ => None,
+        };
+        if let Some(why) = bad {
+            self.reply(&format!("ERROR INFO {key} {value}: {why}; ignored"));
+            return;
+        }
         match (key, int) {
             ("timeout_turn", Some(v)) => self.engine.options.timeout_turn = v.max(0) as u64,
             ("timeout_match", Some(v)) => self.engine.options.timeout_match = v.max(0) as u64,
@@ -375,7 +396,7 @@ impl<W: Write> Session<'_, W> {
                     }
                 }
             }
-            ("rule", Some(v)) if v >= 0 => self.engine.set_rule(Rule::from_gomocup(v as u32)),
+            ("rule", Some(v)) => self.engine.set_rule(Rule::from_gomocup(v as u32)),
             ("max_depth", Some(v)) => {
                 self.engine.options.max_depth = (v > 0).then_some(v.min(60) as i32)
             }
@@ -500,7 +521,17 @@ impl<W: Write> Session<'_, W> {
                 }
                 self.reply(&p.to_string());
             }
-            None => self.reply("ERROR no move to play: the board is full"),
+            None => {
+                let blocked = self
+                    .engine
+                    .board()
+                    .is_some_and(|b| b.ply() < b.width() * b.height());
+                self.reply(if blocked {
+                    "ERROR no move to play: every empty cell is blocked (YXBLOCK)"
+                } else {
+                    "ERROR no move to play: the board is full"
+                })
+            }
         }
     }
 

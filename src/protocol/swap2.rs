@@ -63,6 +63,23 @@ pub fn answer(engine: &mut Engine, at: Instant) -> String {
     };
     let stones: Vec<(Pos, Color)> = board.moves().collect();
     let (w, h) = (board.width() as i32, board.height() as i32);
+    // Only the positions swap2 has: 0 stones, 3 (two black, one white)
+    // or 5 (three black, two white; too few for a five).
+    let blacks = stones.iter().filter(|(_, c)| *c == Color::Black).count();
+    let want = match stones.len() {
+        0 => 0,
+        3 => 2,
+        5 => 3,
+        n => return format!("ERROR SWAP2BOARD: {n} stones; swap2 has 0, 3 or 5"),
+    };
+    if blacks != want {
+        return format!(
+            "ERROR SWAP2BOARD: {blacks} black stones of {}; swap2 has {want}",
+            stones.len()
+        );
+    }
+    // Cells the manager blocked (YXBLOCK) are never played.
+    let blocked = engine.blocked.clone();
     match stones.len() {
         0 => {
             let shapes: &[[(i32, i32); 3]] = if OPENINGS.iter().any(|s| cells_of(s, w, h).is_some())
@@ -77,7 +94,9 @@ pub fn answer(engine: &mut Engine, at: Instant) -> String {
                 if engine.stop_flag().load(std::sync::atomic::Ordering::SeqCst) && best.is_some() {
                     break;
                 }
-                let Some(cells) = cells_of(shape, w, h) else {
+                let Some(cells) =
+                    cells_of(shape, w, h).filter(|c| !c.iter().any(|p| blocked.contains(p)))
+                else {
                     continue;
                 };
                 let placed: Vec<(Pos, Color)> = cells
@@ -96,7 +115,9 @@ pub fn answer(engine: &mut Engine, at: Instant) -> String {
                     best = Some((score, cells));
                 }
             }
-            let cells = best.map(|(_, c)| c).unwrap_or_default();
+            let Some((_, cells)) = best else {
+                return "ERROR SWAP2BOARD: no opening shape fits the cells left free".into();
+            };
             let placed: Vec<(Pos, Color)> = cells
                 .iter()
                 .copied()
@@ -112,7 +133,7 @@ pub fn answer(engine: &mut Engine, at: Instant) -> String {
         3 => {
             // White to move: the score is white's.
             let l = limits(engine, at, 3);
-            let Some(r) = engine.think_with(&l, &[], |_| {}) else {
+            let Some(r) = engine.think_with(&l, &blocked, |_| {}) else {
                 return "SWAP".into();
             };
             if r.score < -BALANCED {
@@ -126,7 +147,7 @@ pub fn answer(engine: &mut Engine, at: Instant) -> String {
                 return white.to_string();
             }
             let _ = engine.play(white);
-            match engine.think_with(&l, &[], |_| {}).and_then(|r| r.best) {
+            match engine.think_with(&l, &blocked, |_| {}).and_then(|r| r.best) {
                 Some(black) => {
                     let _ = engine.play(black);
                     format!("{white} {black}")
@@ -136,7 +157,7 @@ pub fn answer(engine: &mut Engine, at: Instant) -> String {
         }
         _ => {
             let l = limits(engine, at, 1);
-            match engine.think_with(&l, &[], |_| {}) {
+            match engine.think_with(&l, &blocked, |_| {}) {
                 Some(r) if r.score >= 0 => match r.best {
                     Some(p) => {
                         let _ = engine.play(p);

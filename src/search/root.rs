@@ -48,7 +48,13 @@ impl Searcher {
             return None;
         };
         let first = *line.first()?;
-        if self.root_excluded.contains(&first) {
+        // Every move of ours in the line (not the first alone) must be
+        // one we may play: a win through a blocked cell is no win here.
+        if line
+            .iter()
+            .step_by(2)
+            .any(|p| self.root_excluded.contains(p))
+        {
             return None;
         }
         Some(SearchResult {

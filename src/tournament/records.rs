@@ -55,6 +55,77 @@ pub fn check_record_path(path: &Path) -> Result<(), String> {
     record_target(path).map(|_| ())
 }
 
+/// A claim on a record file for one match at a time: `FILE.lock`, beside
+/// the file its path leads to, holding the runner's process id. Two
+/// matches writing one `--json` would each rewrite it with their own
+/// games and lose the other's. Released when dropped; a lock whose
+/// process is gone (a killed runner) is taken over.
+#[derive(Debug)]
+pub struct RecordLock {
+    path: Option<PathBuf>,
+}
+
+impl RecordLock {
+    /// Claims the record `record` for this process.
+    pub fn take(record: &Path) -> Result<RecordLock, String> {
+        // A device is no file to lose games from.
+        let Some(target) = record_target(record)? else {
+            return Ok(RecordLock { path: None });
+        };
+        let mut lock = target.as_os_str().to_owned();
+        lock.push(".lock");
+        let lock = PathBuf::from(lock);
+        let me = std::process::id();
+        for _ in 0..2 {
+            match fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&lock)
+            {
+                Ok(mut f) => {
+                    let _ = writeln!(f, "{me}");
+                    return Ok(RecordLock { path: Some(lock) });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let pid = fs::read_to_string(&lock)
+                        .ok()
+                        .and_then(|t| t.trim().parse::<u32>().ok());
+                    if pid.is_some_and(|p| p != me && process_alive(p)) {
+                        return Err(format!(
+                            "another match (process {}) writes {}; if none does, remove {}",
+                            pid.unwrap_or(0),
+                            record.display(),
+                            lock.display()
+                        ));
+                    }
+                    // Its runner is gone: take it over.
+                    let _ = fs::remove_file(&lock);
+                }
+                Err(e) => return Err(format!("cannot lock {}: {e}", record.display())),
+            }
+        }
+        Err(format!("cannot lock {}", record.display()))
+    }
+}
+
+impl Drop for RecordLock {
+    fn drop(&mut self) {
+        if let Some(p) = &self.path {
+            let _ = fs::remove_file(p);
+        }
+    }
+}
+
+/// Is process `pid` running? Where that cannot be told, it is taken to
+/// be (a lock is then only taken over by hand).
+fn process_alive(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        Path::new(&format!("/proc/{pid}")).exists()
+    } else {
+        true
+    }
+}
+
 /// Writes a record file whole: through a temporary file beside the file
 /// that `path` is or leads to and a rename, so a reader sees the old text
 /// or the new, never half of one. A symbolic link is followed, not
@@ -218,6 +289,38 @@ mod tests {
         write_record(&dir.join("out.json"), "out").unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
         assert_eq!(fs::read_to_string(dir.join("out.json")).unwrap(), "out");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn one_match_at_a_time_writes_a_record() {
+        let dir = std::env::temp_dir().join(format!("tengen-lock-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let json = dir.join("r.json");
+        let lock = dir.join("r.json.lock");
+        {
+            let _held = RecordLock::take(&json).unwrap();
+            assert!(lock.exists());
+            // Another live process holds it: refused, naming it (pid 1
+            // is always running on Linux).
+            fs::write(&lock, "1\n").unwrap();
+            if cfg!(target_os = "linux") {
+                let e = RecordLock::take(&json).unwrap_err();
+                assert!(e.contains("another match (process 1)"), "{e}");
+            }
+            fs::write(&lock, format!("{}\n", std::process::id())).unwrap();
+        }
+        assert!(!lock.exists(), "released when dropped");
+        // A lock left by a runner that is gone is taken over.
+        fs::write(&lock, "4294967294\n").unwrap();
+        let again = RecordLock::take(&json).unwrap();
+        assert_eq!(
+            fs::read_to_string(&lock).unwrap().trim(),
+            std::process::id().to_string()
+        );
+        drop(again);
+        assert!(RecordLock::take(Path::new("/dev/null")).is_ok());
         let _ = fs::remove_dir_all(&dir);
     }
 
