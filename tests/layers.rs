@@ -146,6 +146,17 @@ fn violations(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
+/// Every source file of `src/` but `lib.rs`, with its text, by path
+/// below `src/`, sorted.
+fn crate_files() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    source_files(&root, &root, &mut files);
+    files.retain(|(f, _)| f != "lib.rs");
+    files.sort();
+    files
+}
+
 fn source_files(dir: &Path, root: &Path, out: &mut Vec<(String, String)>) {
     for entry in std::fs::read_dir(dir).expect("src readable") {
         let p = entry.expect("entry").path();
@@ -161,11 +172,7 @@ fn source_files(dir: &Path, root: &Path, out: &mut Vec<(String, String)>) {
 
 #[test]
 fn every_module_uses_only_lower_layers() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    source_files(&root, &root, &mut files);
-    files.retain(|(f, _)| f != "lib.rs");
-    files.sort();
+    let files = crate_files();
     assert!(files.len() > 40, "{} files", files.len());
     let mut edges: BTreeMap<(String, String), usize> = BTreeMap::new();
     for (file, text) in &files {
@@ -315,10 +322,7 @@ fn file_circles(files: &[(String, String)]) -> Vec<String> {
 
 #[test]
 fn no_circle_of_imports_between_the_files_of_a_module() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    source_files(&root, &root, &mut files);
-    files.retain(|(f, _)| f != "lib.rs");
+    let files = crate_files();
     let circles = file_circles(&files);
     assert!(
         circles.is_empty(),

@@ -200,23 +200,28 @@ fn renju_forbidden_cells_are_shown() {
     assert_eq!(e.reply(), "FORBID .");
 }
 
+/// The `MESSAGE NBEST` lines of a `YXNBEST`, then the move it answers.
+fn nbest_lines(e: &mut Engine) -> (Vec<String>, String) {
+    let mut nbest = Vec::new();
+    loop {
+        let line = e
+            .raw_line_within(Duration::from_secs(60))
+            .expect("nbest output");
+        if let Some(rest) = line.strip_prefix("MESSAGE NBEST ") {
+            nbest.push(rest.to_string());
+        } else if !line.starts_with("MESSAGE") {
+            return (nbest, line);
+        }
+    }
+}
+
 #[test]
 fn nbest_and_block() {
     let mut e = started(&["INFO max_node 30000"]);
     // Black (ours) h8 i8 j8 k8 is an open four: g8 and l8 win.
     e.send("YXBOARD\n7,7,1\n0,0,2\n8,7,1\n0,14,2\n9,7,1\n14,0,2\n10,7,1\n14,14,2\nDONE");
     e.send("YXNBEST 3");
-    let mut nbest = Vec::new();
-    let reply = loop {
-        let line = e
-            .raw_line_within(Duration::from_secs(10))
-            .expect("nbest output");
-        if line.starts_with("MESSAGE NBEST") {
-            nbest.push(line);
-        } else if !line.starts_with("MESSAGE") {
-            break line;
-        }
-    };
+    let (nbest, reply) = nbest_lines(&mut e);
     assert_eq!(nbest.len(), 3, "{nbest:?}");
     assert!(reply == "6,7" || reply == "11,7", "{reply}");
     e.send("YXBLOCK\n6,7\nDONE");
@@ -461,20 +466,18 @@ fn nbest_lists_only_searched_moves_best_first() {
     let mut e = started(&["INFO max_node 20000"]);
     e.send("YXBOARD\n7,7,2\n8,8,1\n7,8,2\n6,6,1\n9,7,2\nDONE");
     e.send("YXNBEST 1000");
-    let mut lines = Vec::new();
-    let reply = loop {
-        let line = e
-            .raw_line_within(Duration::from_secs(60))
-            .expect("nbest output");
-        if let Some(rest) = line.strip_prefix("MESSAGE NBEST ") {
-            let f: Vec<&str> = rest.split(' ').collect();
-            let rank: usize = f[0].parse().unwrap();
-            let score: i32 = f[3].parse().unwrap();
-            lines.push((rank, f[1].to_string(), score));
-        } else if !line.starts_with("MESSAGE") {
-            break line;
-        }
-    };
+    let (nbest, reply) = nbest_lines(&mut e);
+    let lines: Vec<(usize, String, i32)> = nbest
+        .iter()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (
+                f[0].parse().unwrap(),
+                f[1].to_string(),
+                f[3].parse().unwrap(),
+            )
+        })
+        .collect();
     assert!(
         !lines.is_empty() && lines.len() < 100,
         "{} lines",
