@@ -109,10 +109,6 @@ pub struct Searcher {
     root_moves: usize,
     /// The threat solver, for wins and losses by threats at the root.
     solver: crate::solver::Solver,
-    /// The root moves checked against the opponent's threats in this
-    /// search, with the length of the opponent's win if the move lost
-    /// to it.
-    refute_checked: Vec<(Pos, Option<u32>)>,
 }
 
 impl std::fmt::Debug for Searcher {
@@ -171,7 +167,6 @@ impl Searcher {
             last_score: None,
             root_moves: 0,
             solver,
-            refute_checked: Vec::new(),
         }
     }
 
@@ -222,7 +217,6 @@ impl Searcher {
             .store(0, std::sync::atomic::Ordering::Relaxed);
         self.next_check = 0;
         self.stopped = false;
-        self.refute_checked.clear();
         self.eval.attach(board);
         if !board.is_won() && !board.is_full() {
             if let Some(r) = self.solve_root(board) {

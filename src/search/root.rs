@@ -67,21 +67,12 @@ impl Searcher {
         })
     }
 
-    /// Does the opponent win by threats after our move `m`? The length of
-    /// their win in plies if so. A move checked before in this search is
-    /// not checked again.
+    /// Does the opponent win by threats after our move `m`, the solver
+    /// having `refute_share` of the limits? The length of their win in
+    /// plies if so.
     fn refuted(&mut self, board: &mut Board, m: Pos) -> Option<u32> {
         let share = self.params.refute_share;
-        if let Some(&(_, r)) = self.refute_checked.iter().find(|&&(c, _)| c == m) {
-            return r;
-        }
-        let r = self.refuted_within(board, m, share);
-        self.refute_checked.push((m, r));
-        r
-    }
-
-    fn refuted_within(&mut self, board: &mut Board, m: Pos, share: u32) -> Option<u32> {
-        if self.params.refute_share == 0 {
+        if share == 0 {
             return None;
         }
         let limits = self.solver_limits(share);
