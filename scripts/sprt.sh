@@ -14,7 +14,14 @@
 # safety limit with NODES), NODES (a node limit a move instead of time),
 # ELO0/ELO1 (0/10), GAMES (20000: the most to play if the SPRT has not
 # decided), CONCURRENCY (2), SEED (from NAME), RUNNER (this checkout's
-# release build), OUT (runs/).
+# release build), OUT (runs/), THREADS_NEW/THREADS_BASE (search threads
+# asked of each, INFO thread_num; default none asked).
+#
+# Where the rule and board have a tuning part balanced by an outside judge
+# (openings/rapfi_opengen_BOOK_tune.pos.txt), the openings are a mix: its
+# lines and those of tengen's own tuning part, one of each in turn, written
+# to OUT/NAME.book.pos.txt (issue 66: tengen's books alone read only the
+# openings its own search calls even).
 #
 # Example, a parameter change of the same build:
 #   bin=target/release/pbrain-tengen
@@ -48,10 +55,20 @@ mkdir -p "$out"
 json="$out/$name.json"
 # With a node limit, the time control is only a safety net.
 if [ -n "${NODES:-}" ]; then tc=${TC:-10s}; else tc=${TC:-100ms}; fi
+own_book="$root/openings/tengen_opengen_${book}_tune.pos.txt"
+outside_book="$root/openings/rapfi_opengen_${book}_tune.pos.txt"
+book_file=$own_book book_name=${book}_tune
+if [ -f "$outside_book" ]; then
+  book_file="$out/$name.book.pos.txt" book_name="${book}_tune mixed with rapfi_opengen_${book}_tune"
+  paste -d '\n' <(grep -v '^#' "$own_book") <(grep -v '^#' "$outside_book") | grep -v '^$' > "$book_file"
+fi
+new_spec="name=new,cmd=$new" base_spec="name=base,cmd=$base"
+if [ -n "${THREADS_NEW:-}" ]; then new_spec="threads=$THREADS_NEW,$new_spec"; fi
+if [ -n "${THREADS_BASE:-}" ]; then base_spec="threads=$THREADS_BASE,$base_spec"; fi
 # The new engine first: the Elo, LOS and SPRT are its, against the base.
-args=(match --engine "name=new,cmd=$new" --engine "name=base,cmd=$base"
+args=(match --engine "$new_spec" --engine "$base_spec"
   --rule "$rule" --size "$size"
-  --openings "$root/openings/tengen_opengen_${book}_tune.pos.txt" --order random --seed "$seed"
+  --openings "$book_file" --order random --seed "$seed"
   --games "${GAMES:-20000}" --concurrency "${CONCURRENCY:-2}" --tc "$tc"
   --sprt "elo0=${ELO0:-0},elo1=${ELO1:-10}" --json "$json")
 if [ -n "${NODES:-}" ]; then
@@ -60,5 +77,5 @@ fi
 if [ -s "$json" ]; then
   args+=(--resume "$json")
 fi
-echo "sprt.sh: test $name, seed $seed, book ${book}_tune, results in $json" >&2
+echo "sprt.sh: test $name, seed $seed, book $book_name, results in $json" >&2
 exec "$runner" "${args[@]}" "$@"

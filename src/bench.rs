@@ -121,6 +121,9 @@ pub const POSITIONS: &[BenchPosition] = &[
 pub const DEFAULT_DEPTH: i32 = 12;
 /// Hash size of every bench search.
 pub const HASH_BYTES: usize = 16 << 20;
+/// Hash size of the time-to-depth run (`bench --ttd`): `analyze`'s, so
+/// that the two agree.
+pub const TTD_HASH_BYTES: usize = 64 << 20;
 /// Position and depth of the make+unmake measurement (perft).
 const PERFT_MOVES: &str = "h8i9h9i8g7j10";
 const PERFT_DEPTH: u32 = 3;
@@ -239,21 +242,53 @@ pub fn run_with(
     })
 }
 
+/// The time-to-depth positions (`bench --ttd`, `scripts/ttd.py`): openings
+/// from the held-out books of every rule, `rule size moves` a line.
+pub const TTD_FILE: &str = include_str!("../openings/ttd_positions.txt");
+
+/// [`TTD_FILE`]'s positions.
+pub fn ttd_positions() -> Vec<BenchPosition> {
+    TTD_FILE
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let (rule, size, moves) = (f.next()?, f.next()?, f.next()?);
+            Some(BenchPosition {
+                rule: rule.parse().ok()?,
+                size: size.parse().ok()?,
+                moves,
+                note: "held-out book",
+            })
+        })
+        .collect()
+}
+
+/// The thread counts a time-to-depth run compares with one thread: 2, 4,
+/// 8 ... up to `most`, and `most` itself.
+pub fn thread_counts(most: usize) -> Vec<usize> {
+    let mut counts: Vec<usize> = (1..).map(|k| 1 << k).take_while(|&n| n <= most).collect();
+    if most > 1 && counts.last() != Some(&most) {
+        counts.push(most);
+    }
+    counts
+}
+
 /// Time to depth on several threads: each position searched to `depth`
-/// with one thread, then with `threads`, from an empty table each time.
-/// One line per position, then the median speed-up, then the one-thread
-/// totals as [`run_with`] prints them (the last line is the signature).
+/// with one thread, then with each of `counts`, from an empty table each
+/// time. One line per position, one line per thread count (the median
+/// speed-up, the total-time ratio, the nodes of all threads and their
+/// rate), then the one-thread totals as [`run_with`] prints them (on the
+/// bench positions, the last line is the signature).
 pub fn run_threads(
     positions: &[BenchPosition],
     depth: i32,
-    threads: usize,
+    counts: &[usize],
     sets: &ParamSets,
     mut searcher: Searcher,
     out: &mut impl Write,
 ) -> io::Result<BenchTotals> {
-    let (mut nodes1, mut time1, mut nodes_n, mut time_n) =
-        (0u64, Duration::ZERO, 0u64, Duration::ZERO);
-    let mut ratios = Vec::new();
+    let mut runs = vec![(0u64, Duration::ZERO, Vec::new()); counts.len() + 1];
     let mut depths = Vec::new();
     for (i, pos) in positions.iter().enumerate() {
         let mut timed = |n: usize| -> io::Result<((i32, u64), Duration)> {
@@ -267,50 +302,59 @@ pub fn run_threads(
             Ok(((r.depth, r.nodes), start.elapsed()))
         };
         let ((d1, n1), t1) = timed(1)?;
-        let ((_, nn), tn) = timed(threads)?;
-        nodes1 += n1;
-        time1 += t1;
-        nodes_n += nn;
-        time_n += tn;
         depths.push(d1);
-        // Speed-up in hundredths; the median is over the positions
-        // searched to the full depth (not those a proof ends at once).
-        let ratio = (t1.as_micros() as u64 * 100) / (tn.as_micros() as u64).max(1);
-        if d1 == depth {
-            ratios.push(ratio);
-        }
-        writeln!(
-            out,
-            "position {:2} {:<10} {}x{} depth {d1:2}  1 thread {:6} ms {:9} nodes  {threads} threads {:6} ms {:9} nodes  speed-up {}.{:02}",
+        let mut line = format!(
+            "position {:2} {:<10} {}x{} depth {d1:2}  1 thread {:6} ms {:9} nodes",
             i + 1,
             pos.rule.name(),
             pos.size,
             pos.size,
             t1.as_millis(),
-            n1,
-            tn.as_millis(),
-            nn,
-            ratio / 100,
-            ratio % 100
-        )?;
+            n1
+        );
+        runs[0].0 += n1;
+        runs[0].1 += t1;
+        for (k, &n) in counts.iter().enumerate() {
+            let ((_, nn), tn) = timed(n)?;
+            // Speed-up in hundredths; the median is over the positions
+            // searched to the full depth (not those a proof ends at once).
+            let ratio = (t1.as_micros() as u64 * 100) / (tn.as_micros() as u64).max(1);
+            let run = &mut runs[k + 1];
+            run.0 += nn;
+            run.1 += tn;
+            if d1 == depth {
+                run.2.push(ratio);
+            }
+            line += &format!(
+                "  {n} threads {:6} ms {:9} nodes speed-up {}.{:02}",
+                tn.as_millis(),
+                nn,
+                ratio / 100,
+                ratio % 100
+            );
+        }
+        writeln!(out, "{line}")?;
     }
     searcher.threads = 1;
-    ratios.sort_unstable();
-    let median = ratios.get(ratios.len() / 2).copied().unwrap_or(0);
-    // The whole run's time, one thread over N, in hundredths.
-    let total = (time1.as_micros() as u64 * 100) / (time_n.as_micros() as u64).max(1);
-    writeln!(
-        out,
-        "time to depth {depth}, {threads} threads against 1: median speed-up {}.{:02} over {} positions, {}.{:02} in total time; {} threads {} nodes {} nps",
-        median / 100,
-        median % 100,
-        ratios.len(),
-        total / 100,
-        total % 100,
-        threads,
-        nodes_n,
-        rate(nodes_n, time_n)
-    )?;
+    let (nodes1, time1) = (runs[0].0, runs[0].1);
+    for (k, &n) in counts.iter().enumerate() {
+        let (nodes_n, time_n, ratios) = &mut runs[k + 1];
+        ratios.sort_unstable();
+        let median = ratios.get(ratios.len() / 2).copied().unwrap_or(0);
+        // The whole run's time, one thread over N, in hundredths.
+        let total = (time1.as_micros() as u64 * 100) / (time_n.as_micros() as u64).max(1);
+        writeln!(
+            out,
+            "time to depth {depth}, {n} threads against 1: median speed-up {}.{:02} over {} positions, {}.{:02} in total time; {n} threads {} nodes {} nps",
+            median / 100,
+            median % 100,
+            ratios.len(),
+            total / 100,
+            total % 100,
+            nodes_n,
+            rate(*nodes_n, *time_n)
+        )?;
+    }
     let nps = rate(nodes1, time1);
     writeln!(out, "{nodes1} nodes {nps} nps")?;
     Ok(BenchTotals {
@@ -343,6 +387,26 @@ mod tests {
     }
 
     #[test]
+    fn the_time_to_depth_positions_are_legal_and_come_from_every_rule() {
+        let ttd = ttd_positions();
+        let lines = TTD_FILE.lines().filter(|l| !l.starts_with('#')).count();
+        assert_eq!(ttd.len(), lines, "every line is a position");
+        assert!(ttd.len() >= 20);
+        for p in &ttd {
+            let b = position_from_moves(p.size, p.rule, p.moves);
+            assert!(b.is_ok(), "{p:?}: {:?}", b.err());
+        }
+        for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju, Rule::Caro] {
+            assert!(ttd.iter().filter(|p| p.rule == rule).count() >= 5, "{rule}");
+        }
+        assert!(ttd.iter().any(|p| p.size == 20));
+        assert_eq!(thread_counts(1), Vec::<usize>::new());
+        assert_eq!(thread_counts(2), vec![2]);
+        assert_eq!(thread_counts(6), vec![2, 4, 6]);
+        assert_eq!(thread_counts(16), vec![2, 4, 8, 16]);
+    }
+
+    #[test]
     fn reduced_bench_is_reproducible() {
         let mut a = Vec::new();
         let mut b = Vec::new();
@@ -362,7 +426,7 @@ mod tests {
         let t1 = run(&POSITIONS[..4], BenchLimit::Depth(5), &mut one).unwrap();
         let mut two = Vec::new();
         let s = Searcher::new(Params::default(), HASH_BYTES);
-        let t2 = run_threads(&POSITIONS[..4], 5, 2, &ParamSets::default(), s, &mut two).unwrap();
+        let t2 = run_threads(&POSITIONS[..4], 5, &[2], &ParamSets::default(), s, &mut two).unwrap();
         assert_eq!(t1.nodes, t2.nodes);
         let text = String::from_utf8(two).unwrap();
         let lines: Vec<&str> = text.lines().collect();

@@ -347,12 +347,14 @@ impl Engine {
         // wanted size would give a different one.
         let fitted = TranspositionTable::entries_for(want) * TranspositionTable::ENTRY_BYTES;
         if fitted == have {
+            self.warm_table();
             return None;
         }
         // Free the old table first: old and new never live at once.
         self.searcher.tt = Arc::new(TranspositionTable::new(0));
         self.searcher.tt = Arc::new(TranspositionTable::largest_within(want));
         let got = self.searcher.tt.bytes();
+        self.warm_table();
         (got < fitted).then(|| {
             format!(
                 "hash table of {} MiB: {} MiB could not be allocated",
@@ -360,6 +362,15 @@ impl Engine {
                 fitted >> 20
             )
         })
+    }
+
+    /// Several threads search best on a table whose pages are all had
+    /// (see [`TranspositionTable::warm`]): written when it is fitted, not
+    /// in a move's time.
+    fn warm_table(&self) {
+        if self.options.threads > 1 {
+            self.searcher.tt.warm();
+        }
     }
 
     /// [`Engine::fit_table`] where no one is told: the note goes to the log.

@@ -24,6 +24,12 @@ pub struct BenchArgs {
     /// one-thread signature).
     #[arg(long, default_value_t = 1, conflicts_with = "movetime")]
     threads: i64,
+    /// Time to depth on the held-out books' positions (openings of every
+    /// rule, not the bench's): one thread against 2, 4, 8 ... up to
+    /// `--threads` (default: the machine's cores), depth 13 unless
+    /// `--depth`.
+    #[arg(long, conflicts_with = "movetime")]
+    ttd: bool,
 }
 
 #[derive(Args)]
@@ -38,6 +44,9 @@ pub struct PerftArgs {
 
 pub fn run_bench(a: BenchArgs, setup: Setup) -> ExitCode {
     let (depth, movetime) = (a.depth, a.movetime);
+    if a.ttd {
+        return run_ttd(a, setup);
+    }
     let limit = match (depth, movetime) {
         (_, Some(ms)) if ms > 0 => BenchLimit::MoveTime(Duration::from_millis(ms)),
         (Some(d), _) if (1..=60).contains(&d) => BenchLimit::Depth(d),
@@ -61,7 +70,7 @@ pub fn run_bench(a: BenchArgs, setup: Setup) -> ExitCode {
         BenchLimit::Depth(d) if a.threads > 1 => bench::run_threads(
             bench::POSITIONS,
             d,
-            threads,
+            &[threads],
             sets,
             searcher,
             &mut stdout.lock(),
@@ -71,6 +80,49 @@ pub fn run_bench(a: BenchArgs, setup: Setup) -> ExitCode {
     match r {
         Ok(_) => ExitCode::SUCCESS,
         // A reader that went away (`| head`): quietly, as `outln!` does.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `bench --ttd`.
+fn run_ttd(a: BenchArgs, setup: Setup) -> ExitCode {
+    let depth = a.depth.unwrap_or(13);
+    if !(1..=60).contains(&depth) {
+        return fail("--depth must be 1 to 60");
+    }
+    let most = if a.threads > 1 {
+        a.threads
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get()) as i64
+    };
+    let most = match tengen::engine::thread_count(Some(most)) {
+        Ok(n) => n,
+        Err(e) => return fail(format!("--threads {e}")),
+    };
+    let counts = bench::thread_counts(most);
+    if counts.is_empty() {
+        return fail("--ttd needs 2 threads or more (one core here: --threads 2)");
+    }
+    let searcher = Searcher::with_eval(
+        setup.params.for_game(Rule::Freestyle, 15),
+        setup.eval,
+        bench::TTD_HASH_BYTES,
+    );
+    let positions = bench::ttd_positions();
+    let r = bench::run_threads(
+        &positions,
+        depth,
+        &counts,
+        &setup.params,
+        searcher,
+        &mut std::io::stdout().lock(),
+    );
+    match r {
+        Ok(_) => ExitCode::SUCCESS,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

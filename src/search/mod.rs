@@ -70,12 +70,17 @@ pub struct Searcher {
     pub threads: usize,
     /// Nodes the helper threads of this search have counted so far.
     helper_nodes: Arc<AtomicU64>,
-    /// A helper thread: its number (from 1) and the nodes it has added to
-    /// `helper_nodes`.
-    helper: Option<(usize, u64)>,
-    /// Set when a helper has finished the search (the depth limit reached,
-    /// or a win or loss proved): the main thread stops and takes its result.
-    helper_finished: Arc<AtomicBool>,
+    /// A helper thread: its number and the nodes it has counted.
+    helper: Option<threads::Helper>,
+    /// What the threads of a parallel search share, during one.
+    smp: Option<Arc<threads::Smp>>,
+    /// The iterative deepening (of a parallel search) this thread is in.
+    generation: u32,
+    /// The depth of the iteration under way.
+    iter_depth: i32,
+    /// The iteration under way was stopped because another thread had
+    /// completed it.
+    iteration_overtaken: bool,
     killers: [[Option<Pos>; 2]; MAX_PLY],
     /// The quiet static value of each node on the current line, where one
     /// was taken (for the trend of move-count pruning).
@@ -147,7 +152,10 @@ impl Searcher {
             threads: 1,
             helper_nodes: Arc::new(AtomicU64::new(0)),
             helper: None,
-            helper_finished: Arc::new(AtomicBool::new(false)),
+            smp: None,
+            generation: 0,
+            iter_depth: 0,
+            iteration_overtaken: false,
             killers: [[None; 2]; MAX_PLY],
             evals: [None; MAX_PLY],
             cut: [false; MAX_PLY],
@@ -218,6 +226,20 @@ impl Searcher {
         self.next_check = 0;
         self.stopped = false;
         self.eval.attach(board);
+        let threads = self.threads.clamp(1, MAX_THREADS);
+        let mut r = if threads > 1 {
+            self.tt.warm();
+            self.with_helpers(board, threads, |s, b| s.search_main(b, &mut report))
+        } else {
+            self.search_main(board, &mut report)
+        };
+        // Every thread's nodes, the helpers' last ones included.
+        r.nodes = self.nodes();
+        r
+    }
+
+    /// [`Searcher::search`] on this thread, helpers beside it or not.
+    fn search_main(&mut self, board: &mut Board, report: &mut impl FnMut(&Info)) -> SearchResult {
         if !board.is_won() && !board.is_full() {
             if let Some(r) = self.solve_root(board) {
                 let elapsed = self.start.elapsed();
@@ -234,8 +256,8 @@ impl Searcher {
                 return self.allowed_answer(board, r);
             }
         }
-        let result = self.iterate_threads(board, &mut report);
-        let mut result = self.refute_loop(board, result, &mut report);
+        let result = self.iterate(board, &mut *report);
+        let mut result = self.refute_loop(board, result, report);
         result.nodes = self.nodes();
         self.allowed_answer(board, result)
     }

@@ -8,6 +8,7 @@ use super::tt::{Bound, Probe as TtProbe};
 use super::{is_decisive, Pv, Searcher, MAX_PLY, WIN, WIN_MIN};
 use crate::movegen::{NodeKind, ScoredMove};
 use crate::types::Pos;
+use smallvec::SmallVec;
 use std::sync::atomic::Ordering;
 
 /// What the table says of a node: a score to return at once, or the move
@@ -28,7 +29,7 @@ impl Searcher {
         self.next_check = self.nodes + 256;
         self.flush_helper_nodes();
         if self.stop.load(Ordering::Relaxed)
-            || (self.threads > 1 && self.helper_finished.load(Ordering::Relaxed))
+            || self.overtaken()
             || self.limits.nodes.is_some_and(|n| self.nodes() >= n)
             || self
                 .limits
@@ -122,8 +123,19 @@ impl Searcher {
         // on with the rest of its candidates (once).
         let mut widen = self.params.widen_pv && pv_node && kind == NodeKind::Quiet;
         let mut next = 0;
+        // In a parallel search, moves another thread is searching from
+        // this position now are put off until the others are done.
+        let mut put_off: SmallVec<[usize; 16]> = SmallVec::new();
+        let may_put_off = self.smp.is_some() && depth >= super::threads::PUT_OFF_DEPTH;
+        let mut resumed = 0;
         loop {
-            if next == moves.len() {
+            let (i, first_visit) = if next < moves.len() {
+                next += 1;
+                (next - 1, true)
+            } else if resumed < put_off.len() {
+                resumed += 1;
+                (put_off[resumed - 1], false)
+            } else {
                 if !widen || best > -WIN_MIN {
                     break;
                 }
@@ -133,13 +145,17 @@ impl Searcher {
                 if next == moves.len() {
                     break;
                 }
-            }
-            let i = next;
-            next += 1;
+                continue;
+            };
             let p = moves[i].pos;
             if i >= prune_from && best > -WIN_MIN && !board.is_tactical(p) {
                 continue;
             }
+            if may_put_off && i > 0 && first_visit && self.busy(key, p) {
+                put_off.push(i);
+                continue;
+            }
+            let busy = may_put_off.then(|| self.mark_busy(key, p));
             board.make(p);
             // Likely fail-high: a ply shallower.
             let new_depth =
@@ -172,6 +188,9 @@ impl Searcher {
                 }
             }
             board.unmake();
+            if let Some(token) = busy {
+                self.unmark_busy(token);
+            }
             if self.stopped {
                 self.buffers[ply] = moves;
                 return 0;

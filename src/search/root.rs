@@ -121,7 +121,8 @@ impl Searcher {
             };
             log::info!("{m} loses to the opponent's threats: searching again without it");
             self.root_excluded.push(m);
-            let again = self.iterate_threads(board, &mut *report);
+            self.new_generation();
+            let again = self.iterate(board, &mut *report);
             // Every other move loses by force too: the set-aside move, lost
             // only to a threat sequence, is the longer resistance.
             let all_lost = is_decisive(again.score) && again.score < 0;
@@ -167,15 +168,44 @@ impl Searcher {
         let mut prev = 0;
         // Best-move changes, halved each iteration (time management).
         let mut changes = 0i64;
-        for depth in 1..=max_depth {
-            if self.skips(depth) {
-                continue;
+        let mut depth = 0;
+        loop {
+            depth = self.next_depth(depth, max_depth);
+            if depth > max_depth {
+                break;
             }
             self.root_best = None;
             self.seldepth = 0;
-            let mut pv = Pv::new();
-            let score = self.aspiration(board, depth, prev, &mut pv);
-            if self.stopped {
+            self.iter_depth = depth;
+            self.iteration_overtaken = false;
+            let mut line = Pv::new();
+            let score = self.aspiration(board, depth, prev, &mut line);
+            let (score, pv, seldepth) = if !self.stopped {
+                if let Some(smp) = &self.smp {
+                    let done = SearchResult {
+                        best: line.first().copied(),
+                        score,
+                        depth,
+                        nodes: 0,
+                        pv: line.to_vec(),
+                        solved: false,
+                    };
+                    smp.publish(self.generation, &done);
+                }
+                (score, line.to_vec(), self.seldepth)
+            } else if self.iteration_overtaken {
+                // Another thread completed this iteration (or a deeper
+                // one) first: its result is this one's.
+                self.stopped = false;
+                let theirs = self.smp.as_ref().and_then(|smp| {
+                    smp.deeper_than(self.generation, result.depth)
+                        .filter(|r| r.best.is_some())
+                });
+                let Some(r) = theirs else { continue };
+                depth = r.depth;
+                let len = r.pv.len();
+                (r.score, r.pv, len)
+            } else {
                 // A root move searched in full that beat the window's
                 // alpha is better than the moves before it, the last
                 // iteration's best among them: take it.
@@ -185,12 +215,12 @@ impl Searcher {
                         result.score = s;
                         result.pv = line.to_vec();
                     }
-                } else if result.best.is_none() && !pv.is_empty() {
-                    result.best = pv.first().copied();
-                    result.pv = pv.to_vec();
+                } else if result.best.is_none() && !line.is_empty() {
+                    result.best = line.first().copied();
+                    result.pv = line.to_vec();
                 }
                 break;
-            }
+            };
             if depth > 1 && result.best != pv.first().copied() {
                 changes += 4;
             }
@@ -201,18 +231,18 @@ impl Searcher {
                 score,
                 depth,
                 nodes: self.nodes(),
-                pv: pv.to_vec(),
+                pv,
                 solved: false,
             };
             let elapsed = self.start.elapsed();
             report(&Info {
                 depth,
-                seldepth: self.seldepth as i32,
+                seldepth: seldepth as i32,
                 score,
                 nodes: self.nodes(),
                 nps: nps(self.nodes(), elapsed),
                 time: elapsed,
-                pv: pv.to_vec(),
+                pv: result.pv.clone(),
             });
             // A proven result needs no deeper search.
             if is_decisive(score) && WIN - score.abs() <= depth {
@@ -237,6 +267,26 @@ impl Searcher {
                 if elapsed >= t {
                     break;
                 }
+            }
+        }
+        // Stopped: a deeper iteration another thread completed is better
+        // than this thread's last.
+        if self.helper.is_none() {
+            if let Some(r) = self.smp.as_ref().and_then(|smp| {
+                smp.deeper_than(self.generation, result.depth)
+                    .filter(|r| r.best.is_some())
+            }) {
+                let elapsed = self.start.elapsed();
+                report(&Info {
+                    depth: r.depth,
+                    seldepth: r.pv.len() as i32,
+                    score: r.score,
+                    nodes: self.nodes(),
+                    nps: nps(self.nodes(), elapsed),
+                    time: elapsed,
+                    pv: r.pv.clone(),
+                });
+                result = r;
             }
         }
         result.nodes = self.nodes();

@@ -1,132 +1,308 @@
 //! Lazy SMP: a search on several threads. The calling thread is the main
-//! one: it alone consults the solver, keeps the clock, reports and answers.
-//! Each helper thread searches the same root on its own copy of the board
-//! with its own killers, history and caches, writing to and reading from
-//! the one shared transposition table, so the main thread finds there the
-//! work the helpers did. Helpers skip some depths of the iterative
-//! deepening (Stockfish's skip pattern) so the threads spread over depths
-//! instead of all searching the same tree; they stop the moment the main
-//! thread's search ends, and no helper outlives a search. A helper that
-//! finishes the search first (its last iteration at the depth limit, or a
-//! proved win or loss) stops the main thread, which then answers with the
-//! helper's deeper result.
+//! one: it alone runs the root solver and the refutation checks, keeps the
+//! clock, reports and answers. Helper threads, started with the search
+//! (so they already search while the main thread's solver runs), search
+//! the same root on their own copies of the board with their own killers,
+//! history and caches, writing to and reading from the one shared
+//! transposition table.
+//!
+//! The threads share their progress: the deepest iteration any of them
+//! completed. A thread whose iteration another has already completed
+//! drops it and goes on deeper; the main thread takes the completed
+//! iteration as its own (reports it, checks its clock on it), so the time
+//! to a depth is that of the fastest thread, and no thread repeats a depth
+//! already done. Every odd-numbered helper works one depth ahead of the
+//! others, so the table holds the next iteration's tree before the main
+//! thread gets there.
+//!
+//! Within an iteration, a thread that comes to a move another thread is
+//! searching from the same position puts it off until its other moves
+//! are done (ABDADA's idea, as a hint through a small shared table), so
+//! two threads at one node split its moves rather than both searching
+//! the first ones.
+//!
+//! Each iterative deepening of the main thread (the first and each
+//! re-search without a refuted root move) is a generation: helpers drop
+//! their work and restart on the new root when it begins. They stop when
+//! the main thread's search ends; no helper outlives a search.
 
-use super::limits::{Info, Limits, SearchResult};
-use super::{is_decisive, Searcher, WIN};
+use super::limits::SearchResult;
+use super::Searcher;
 use crate::board::Board;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use crate::types::Pos;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// Most search threads (a sane bound for any machine and memory limit).
 pub const MAX_THREADS: usize = 64;
 
-/// Helper `i` (from 1) skips the depths `d` with
-/// `((d + SKIP_PHASE[j]) / SKIP_SIZE[j])` odd, `j = (i - 1) % 20`.
-const SKIP_SIZE: [i32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
-const SKIP_PHASE: [i32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+/// Remaining depth from which a thread puts off a move another thread is
+/// searching from the same position (ABDADA's idea, as a hint: the move
+/// is searched later, once the others are done).
+pub(super) const PUT_OFF_DEPTH: i32 = 3;
+
+/// Slots of the table of moves being searched (position and move hashed).
+const BUSY_SLOTS: usize = 1 << 15;
+
+/// What the threads of one search share besides the table.
+pub(super) struct Smp {
+    /// The search is over: helpers return.
+    done: AtomicBool,
+    /// `generation << 32 | depth`: the deepest iteration completed by any
+    /// thread in the current generation (read at every stop check).
+    progress: AtomicU64,
+    /// The current generation, its root's excluded cells and the deepest
+    /// completed iteration's result; `wake` tells waiting helpers of a new
+    /// generation or the end.
+    state: Mutex<State>,
+    wake: Condvar,
+    /// Nodes the helpers have counted so far.
+    nodes: Arc<AtomicU64>,
+    /// Moves being searched now: the hash of position and move, in a slot
+    /// it picks; 0 is free.
+    busy: Box<[AtomicU64]>,
+}
+
+struct State {
+    generation: u32,
+    excluded: Vec<Pos>,
+    deepest: Option<SearchResult>,
+}
+
+/// Which thread of a parallel search a searcher is.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Helper {
+    /// From 1.
+    id: usize,
+    /// Nodes already added to the shared count.
+    flushed: u64,
+}
+
+fn pack(generation: u32, depth: i32) -> u64 {
+    (generation as u64) << 32 | depth.max(0) as u64
+}
+
+impl Smp {
+    fn new(excluded: &[Pos], nodes: Arc<AtomicU64>) -> Smp {
+        Smp {
+            done: AtomicBool::new(false),
+            progress: AtomicU64::new(pack(0, 0)),
+            state: Mutex::new(State {
+                generation: 0,
+                excluded: excluded.to_vec(),
+                deepest: None,
+            }),
+            wake: Condvar::new(),
+            nodes,
+            busy: (0..BUSY_SLOTS).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // No thread panics holding it; a poisoned lock is still whole.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The generation and the deepest depth completed in it.
+    pub(super) fn progress(&self) -> (u32, i32) {
+        let p = self.progress.load(Relaxed);
+        ((p >> 32) as u32, p as u32 as i32)
+    }
+
+    pub(super) fn is_done(&self) -> bool {
+        self.done.load(Relaxed)
+    }
+
+    /// A thread completed iteration `r.depth` of `generation`.
+    pub(super) fn publish(&self, generation: u32, r: &SearchResult) {
+        let mut s = self.state();
+        if s.generation != generation || s.deepest.as_ref().is_some_and(|d| d.depth >= r.depth) {
+            return;
+        }
+        s.deepest = Some(r.clone());
+        self.progress.store(pack(generation, r.depth), Relaxed);
+    }
+
+    /// The deepest iteration completed in `generation`, if deeper than
+    /// `depth`.
+    pub(super) fn deeper_than(&self, generation: u32, depth: i32) -> Option<SearchResult> {
+        let s = self.state();
+        (s.generation == generation)
+            .then(|| s.deepest.clone())
+            .flatten()
+            .filter(|r| r.depth > depth)
+    }
+
+    /// A new iterative deepening of the main thread, on a root without
+    /// `excluded`: helpers restart on it. Its number.
+    pub(super) fn new_generation(&self, excluded: &[Pos]) -> u32 {
+        let mut s = self.state();
+        s.generation += 1;
+        s.excluded = excluded.to_vec();
+        s.deepest = None;
+        self.progress.store(pack(s.generation, 0), Relaxed);
+        self.wake.notify_all();
+        s.generation
+    }
+
+    fn finish(&self) {
+        let _s = self.state();
+        self.done.store(true, Relaxed);
+        self.wake.notify_all();
+    }
+
+    /// The next generation after `seen` (its number and excluded cells),
+    /// waiting for it; `None` once the search is done.
+    fn next_after(&self, seen: Option<u32>) -> Option<(u32, Vec<Pos>)> {
+        let mut s = self.state();
+        loop {
+            if self.is_done() {
+                return None;
+            }
+            if seen != Some(s.generation) {
+                return Some((s.generation, s.excluded.clone()));
+            }
+            s = self.wake.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// The busy-table hash of move `p` from position `key` (never 0).
+#[inline]
+fn busy_hash(key: u64, p: Pos) -> u64 {
+    (key ^ (p.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1
+}
 
 impl Searcher {
-    /// Does this thread leave the iteration of `depth` to the others?
-    pub(super) fn skips(&self, depth: i32) -> bool {
-        match self.helper {
-            None => false,
-            Some((id, _)) => {
-                let j = (id - 1) % 20;
-                ((depth + SKIP_PHASE[j]) / SKIP_SIZE[j]) % 2 != 0
-            }
+    /// Is another thread searching move `p` from position `key` now?
+    #[inline]
+    pub(super) fn busy(&self, key: u64, p: Pos) -> bool {
+        let Some(smp) = &self.smp else { return false };
+        let h = busy_hash(key, p);
+        smp.busy[h as usize % BUSY_SLOTS].load(Relaxed) == h
+    }
+
+    /// Marks move `p` from `key` as being searched by this thread: the
+    /// slot and hash to clear after it ([`Searcher::unmark_busy`]).
+    #[inline]
+    pub(super) fn mark_busy(&self, key: u64, p: Pos) -> (usize, u64) {
+        let h = busy_hash(key, p);
+        let slot = h as usize % BUSY_SLOTS;
+        if let Some(smp) = &self.smp {
+            smp.busy[slot].store(h, Relaxed);
         }
+        (slot, h)
+    }
+
+    /// The search of a marked move is over (the slot is cleared unless
+    /// another move has taken it since).
+    #[inline]
+    pub(super) fn unmark_busy(&self, (slot, h): (usize, u64)) {
+        if let Some(smp) = &self.smp {
+            let _ = smp.busy[slot].compare_exchange(h, 0, Relaxed, Relaxed);
+        }
+    }
+
+    /// The depth of this thread's next iteration after `depth`: the next
+    /// one, or past what another thread completed (odd-numbered helpers
+    /// one further), never past `max_depth` while one is left below it.
+    pub(super) fn next_depth(&self, depth: i32, max_depth: i32) -> i32 {
+        let next = depth + 1;
+        let Some(smp) = &self.smp else { return next };
+        let (generation, done) = smp.progress();
+        if generation != self.generation {
+            return next;
+        }
+        let ahead = self.helper.is_some_and(|h| h.id % 2 == 1) as i32;
+        let want = next.max(done + 1 + ahead);
+        if want > max_depth {
+            next.max(done + 1)
+        } else {
+            want
+        }
+    }
+
+    /// Has another thread already completed the iteration this one is
+    /// searching (or, for a helper, has the search or its generation
+    /// moved on)? Checked with the clock.
+    pub(super) fn overtaken(&mut self) -> bool {
+        let Some(smp) = &self.smp else { return false };
+        if self.helper.is_some() && smp.is_done() {
+            return true;
+        }
+        let (generation, done) = smp.progress();
+        if generation != self.generation {
+            return self.helper.is_some();
+        }
+        if done >= self.iter_depth {
+            self.iteration_overtaken = true;
+            return true;
+        }
+        false
     }
 
     /// A helper adds its nodes not yet counted to the search's total.
     pub(super) fn flush_helper_nodes(&mut self) {
-        if let Some((_, flushed)) = self.helper.as_mut() {
-            self.helper_nodes.fetch_add(self.nodes - *flushed, Relaxed);
-            *flushed = self.nodes;
+        if let Some(h) = self.helper.as_mut() {
+            self.helper_nodes.fetch_add(self.nodes - h.flushed, Relaxed);
+            h.flushed = self.nodes;
         }
     }
 
-    /// Iterative deepening on `self.threads` threads: this one and its
-    /// helpers, which stop when it is done. The result is this thread's.
-    pub(super) fn iterate_threads(
+    /// Runs `main` (the main thread's whole search) with `threads - 1`
+    /// helpers beside it, searching `board` until it returns.
+    pub(super) fn with_helpers<R>(
         &mut self,
         board: &mut Board,
-        mut report: impl FnMut(&Info),
-    ) -> SearchResult {
-        let threads = self.threads.clamp(1, MAX_THREADS);
-        if threads == 1 || self.helper.is_some() {
-            return self.iterate(board, report);
-        }
-        let done = Arc::new(AtomicBool::new(false));
-        self.helper_finished.store(false, Relaxed);
-        let finished: Mutex<Option<SearchResult>> = Mutex::new(None);
-        let main_result = std::thread::scope(|scope| {
+        threads: usize,
+        main: impl FnOnce(&mut Searcher, &mut Board) -> R,
+    ) -> R {
+        let smp = Arc::new(Smp::new(&self.root_excluded, self.helper_nodes.clone()));
+        self.smp = Some(smp.clone());
+        self.generation = 0;
+        let r = std::thread::scope(|scope| {
             for id in 1..threads {
-                let params = self.params.clone();
-                let eval = self.eval.clone();
-                let tt = self.tt.clone();
-                let nodes = self.helper_nodes.clone();
-                let done = done.clone();
+                let (params, eval, tt) = (self.params.clone(), self.eval.clone(), self.tt.clone());
                 let mut board = board.clone();
                 // No clock and no node limit: the main thread's end is the
                 // helpers' end. A depth limit is kept.
-                let limits = Limits {
-                    depth: self.limits.depth,
-                    ..Limits::default()
-                };
-                let excluded = self.root_excluded.clone();
-                let start = self.start;
-                let (finished, flag) = (&finished, self.helper_finished.clone());
-                let depth_limit = limits.depth;
+                let depth = self.limits.depth;
+                let (start, smp) = (self.start, smp.clone());
                 scope.spawn(move || {
                     // Made on its own thread: a searcher's solver stays on
                     // the thread that made it.
-                    let mut h = Searcher::sharing(params, eval, tt, done);
-                    h.helper = Some((id, 0));
-                    h.helper_nodes = nodes;
-                    h.limits = limits;
+                    let stop = Arc::new(AtomicBool::new(false));
+                    let mut h = Searcher::sharing(params, eval, tt, stop);
+                    h.helper = Some(Helper { id, flushed: 0 });
+                    h.helper_nodes = smp.nodes.clone();
+                    h.limits.depth = depth;
                     h.start = start;
-                    h.root_excluded = excluded;
+                    h.smp = Some(smp.clone());
                     h.gen_cache.new_search();
                     h.eval.attach(&mut board);
-                    let r = h.iterate(&mut board, |_| {});
-                    h.flush_helper_nodes();
-                    let complete = !h.stopped
-                        && (depth_limit.is_some_and(|d| r.depth >= d)
-                            || (is_decisive(r.score) && WIN - r.score.abs() <= r.depth));
-                    if complete && r.best.is_some() {
-                        let mut f = finished.lock().expect("no helper panics holding it");
-                        if f.as_ref().is_none_or(|o| r.depth > o.depth) {
-                            *f = Some(r);
-                        }
-                        flag.store(true, Relaxed);
+                    let mut seen = None;
+                    while let Some((generation, excluded)) = smp.next_after(seen) {
+                        seen = Some(generation);
+                        h.generation = generation;
+                        h.root_excluded = excluded;
+                        h.iterate(&mut board, |_| {});
+                        h.flush_helper_nodes();
                     }
                 });
             }
-            let result = self.iterate(board, &mut report);
-            done.store(true, Relaxed);
-            result
+            let r = main(self, board);
+            smp.finish();
+            r
         });
-        self.helper_finished.store(false, Relaxed);
-        let helper = finished.into_inner().expect("the helpers are done");
-        match helper {
-            // The main thread stopped because a helper finished first.
-            Some(h) if h.depth > main_result.depth => {
-                self.stopped = false;
-                self.last_score = Some(h.score);
-                let time = self.start.elapsed();
-                let nodes = self.nodes();
-                report(&Info {
-                    depth: h.depth,
-                    seldepth: h.pv.len() as i32,
-                    score: h.score,
-                    nodes,
-                    nps: super::nps(nodes, time),
-                    time,
-                    pv: h.pv.clone(),
-                });
-                h
-            }
-            _ => main_result,
+        self.smp = None;
+        r
+    }
+
+    /// Starts a new iterative deepening of the main thread (a re-search
+    /// on a root with a move set aside): the helpers follow.
+    pub(super) fn new_generation(&mut self) {
+        if let Some(smp) = &self.smp {
+            self.generation = smp.new_generation(&self.root_excluded);
         }
     }
 }

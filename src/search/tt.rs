@@ -4,7 +4,7 @@
 //! two threads writing it at once fails its key check and is never used.
 
 use crate::types::Pos;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 /// What a stored score says about the true value.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -78,6 +78,8 @@ pub struct TranspositionTable {
     entries: Box<[Slot]>,
     mask: usize,
     age: AtomicU8,
+    /// Made and not cleared since: some pages may not be written yet.
+    untouched: AtomicBool,
 }
 
 impl std::fmt::Debug for TranspositionTable {
@@ -107,17 +109,28 @@ impl TranspositionTable {
     /// A table of at most `bytes` bytes (see [`Self::entries_for`]).
     pub fn new(bytes: usize) -> TranspositionTable {
         let n = Self::entries_for(bytes);
-        let t = TranspositionTable {
+        TranspositionTable {
             entries: (0..n).map(|_| Default::default()).collect(),
             mask: n - 1,
             age: AtomicU8::new(0),
-        };
-        // Written once now, so that every page is the process's before a
-        // search starts: a page first written during a parallel search
-        // costs the other threads' cores a TLB flush each (in a virtual
-        // machine, enough to halve the speed of the first second).
-        t.clear();
-        t
+            untouched: AtomicBool::new(true),
+        }
+    }
+
+    /// Largest table [`Self::warm`] writes in full.
+    pub const WARM_BYTES: usize = 256 << 20;
+
+    /// Writes a table not written in full since it was made, so that
+    /// every page is the process's before a parallel search: a page first
+    /// written during one costs the other threads' cores a TLB flush each
+    /// (on a 2-core virtual machine, enough to make two threads slower
+    /// than one for the first second). Tables above [`Self::WARM_BYTES`]
+    /// are left to get their pages as searches write them (about a second
+    /// a GiB to write here). One thread needs none of it.
+    pub fn warm(&self) {
+        if self.untouched.load(Relaxed) && self.bytes() <= Self::WARM_BYTES {
+            self.clear();
+        }
     }
 
     /// A table of at most `bytes` bytes, or `None` when the memory cannot
@@ -157,6 +170,7 @@ impl TranspositionTable {
             s[1].store(0, Relaxed);
         }
         self.age.store(0, Relaxed);
+        self.untouched.store(false, Relaxed);
     }
 
     /// Starts a new search: older entries become easier to replace.

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Time to depth, and depth in a fixed time, on several threads, through
+the engine's own front doors: `analyze` (a process per search) and the
+Gomocup protocol (one engine process, `INFO thread_num`, a turn time).
+
+  scripts/ttd.py analyze  [--engine BIN] [--depth 13] [--threads 1,2]
+  scripts/ttd.py protocol [--engine BIN] [--turn 1000] [--threads 1,2]
+
+Positions: openings/ttd_positions.txt (the ones `bench --ttd` searches).
+`analyze` prints, per position and thread count, the search's own time to
+the depth (the `time` of its last iteration line, so process start-up and
+the table's allocation are not counted) and the nodes of all threads; then
+per thread count the median speed-up against one thread (over positions
+that one thread searched to the full depth) and the total-time ratio.
+`protocol` gives each position one turn of `--turn` ms on a fresh engine
+and prints the depth reached and the nodes of all threads from the last
+MESSAGE line; then per thread count the mean depth and the median node
+ratio against one thread. Nothing else runs while it measures, or the
+figures mean nothing (2 cores: compare within one run).
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOMOCUP_RULE = {"freestyle": 0, "standard": 1, "renju": 4, "caro": 8}
+INFO = re.compile(r"depth (\d+) .*?nodes (\d+) nps (\d+) time (\d+)")
+
+
+def positions(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            rule, size, moves = line.split()
+            out.append((rule, int(size), moves))
+    return out
+
+
+def cells(moves):
+    """pos notation (h8i9) to (x, y) pairs: letter = column from a, number
+    = row from 1."""
+    return [(ord(c) - ord("a"), int(n) - 1) for c, n in re.findall(r"([a-z])(\d+)", moves)]
+
+
+def run_analyze(engine, pos, depth, threads):
+    rule, size, moves = pos
+    cmd = [engine, "analyze", "--rule", rule, "--size", str(size), "--moves", moves,
+           "--depth", str(depth), "--threads", str(threads)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    last = None
+    for line in out.splitlines():
+        m = INFO.search(line)
+        if m and line.startswith("depth"):
+            last = m
+    if last is None:
+        sys.exit(f"no iteration line from {' '.join(cmd)}")
+    return int(last.group(1)), int(last.group(4)), int(last.group(2))
+
+
+def run_protocol(engine, pos, turn, threads):
+    rule, size, moves = pos
+    stones = cells(moves)
+    me = len(stones) % 2  # the side to move: black (0) after an even count
+    lines = [f"START {size}", f"INFO rule {GOMOCUP_RULE[rule]}", f"INFO thread_num {threads}",
+             f"INFO timeout_turn {turn}", "INFO timeout_match 0", "BOARD"]
+    for i, (x, y) in enumerate(stones):
+        lines.append(f"{x},{y},{1 if i % 2 == me else 2}")
+    lines.append("DONE")
+    # The move is awaited before END: END stops a search under way.
+    p = subprocess.Popen([engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    p.stdin.write("\n".join(lines) + "\n")
+    p.stdin.flush()
+    last, reached = None, []
+    for line in p.stdout:
+        if line.startswith("MESSAGE depth"):
+            m = INFO.search(line)
+            if m:
+                last = m
+                reached.append((int(m.group(1)), int(m.group(4))))
+        elif re.fullmatch(r"\d+,\d+\s*", line):
+            break
+    p.stdin.write("END\n")
+    p.stdin.close()
+    p.wait(timeout=30)
+    if last is None:
+        sys.exit(f"no MESSAGE depth line for {moves}")
+    return int(last.group(1)), int(last.group(4)), int(last.group(2)), reached
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", choices=["analyze", "protocol"])
+    ap.add_argument("--engine", default=os.path.join(ROOT, "target/release/pbrain-tengen"))
+    ap.add_argument("--positions", default=os.path.join(ROOT, "openings/ttd_positions.txt"))
+    ap.add_argument("--depth", type=int, default=13)
+    ap.add_argument("--turn", type=int, default=1000, help="protocol: ms a turn")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N positions")
+    a = ap.parse_args()
+    counts = [int(t) for t in a.threads.split(",")]
+    if counts[0] != 1:
+        counts.insert(0, 1)
+    pos = positions(a.positions)
+    if a.limit:
+        pos = pos[: a.limit]
+    res = {t: [] for t in counts}
+    for i, p in enumerate(pos):
+        row = []
+        for t in counts:
+            r = run_analyze(a.engine, p, a.depth, t) if a.mode == "analyze" else run_protocol(a.engine, p, a.turn, t)
+            res[t].append(r)
+            row.append(f"{t}t depth {r[0]:2} {r[1]:6} ms {r[2]:10} nodes")
+        print(f"{i + 1:2} {p[0]:9} {p[1]}x{p[1]} {p[2]:16} " + "  ".join(row), flush=True)
+    base = res[1]
+    for t in counts[1:]:
+        if a.mode == "analyze":
+            full = [i for i, r in enumerate(base) if r[0] == a.depth]
+            ratios = sorted(base[i][1] / max(res[t][i][1], 1) for i in full)
+            total = sum(r[1] for r in base) / max(sum(r[1] for r in res[t]), 1)
+            med = statistics.median(ratios) if ratios else 0
+            print(f"analyze depth {a.depth}, {t} threads against 1: median speed-up {med:.2f} over "
+                  f"{len(ratios)} positions, {total:.2f} in total time; nodes {sum(r[2] for r in res[t])} "
+                  f"against {sum(r[2] for r in base)}")
+        else:
+            d1 = statistics.mean(r[0] for r in base)
+            dt = statistics.mean(r[0] for r in res[t])
+            nodes = statistics.median(res[t][i][2] / max(base[i][2], 1) for i in range(len(base)))
+            # Time to the depth one thread reached in the turn: its time
+            # over the time the others first reported that depth or more.
+            ratios = []
+            for b, r in zip(base, res[t]):
+                tn = [ms for d, ms in r[3] if d >= b[0]]
+                ratios.append(b[1] / max(tn[0], 1) if tn else 0.0)
+            print(f"protocol {a.turn} ms a turn, {t} threads against 1: mean depth {dt:.2f} against "
+                  f"{d1:.2f}, median nodes ratio {nodes:.2f}, median time-to-depth speed-up "
+                  f"{statistics.median(ratios):.2f}")
+
+
+if __name__ == "__main__":
+    main()
