@@ -19,9 +19,9 @@
 #
 # Where the rule and board have a tuning part balanced by an outside judge
 # (openings/rapfi_opengen_BOOK_tune.pos.txt), the openings are a mix: its
-# lines and those of tengen's own tuning part, one of each in turn, written
-# to OUT/NAME.book.pos.txt (issue 66: tengen's books alone read only the
-# openings its own search calls even).
+# lines and those of tengen's own tuning part, one of each in turn (two
+# --openings; issue 66: tengen's books alone read only the openings its own
+# search calls even).
 #
 # Example, a parameter change of the same build:
 #   bin=target/release/pbrain-tengen
@@ -57,10 +57,9 @@ json="$out/$name.json"
 if [ -n "${NODES:-}" ]; then tc=${TC:-10s}; else tc=${TC:-100ms}; fi
 own_book="$root/openings/tengen_opengen_${book}_tune.pos.txt"
 outside_book="$root/openings/rapfi_opengen_${book}_tune.pos.txt"
-book_file=$own_book book_name=${book}_tune
+books=(--openings "$own_book") book_name=${book}_tune
 if [ -f "$outside_book" ]; then
-  book_file="$out/$name.book.pos.txt" book_name="${book}_tune mixed with rapfi_opengen_${book}_tune"
-  paste -d '\n' <(grep -v '^#' "$own_book") <(grep -v '^#' "$outside_book") | grep -v '^$' > "$book_file"
+  books+=(--openings "$outside_book") book_name="${book}_tune mixed with rapfi_opengen_${book}_tune"
 fi
 new_spec="name=new,cmd=$new" base_spec="name=base,cmd=$base"
 if [ -n "${THREADS_NEW:-}" ]; then new_spec="threads=$THREADS_NEW,$new_spec"; fi
@@ -68,7 +67,7 @@ if [ -n "${THREADS_BASE:-}" ]; then base_spec="threads=$THREADS_BASE,$base_spec"
 # The new engine first: the Elo, LOS and SPRT are its, against the base.
 args=(match --engine "$new_spec" --engine "$base_spec"
   --rule "$rule" --size "$size"
-  --openings "$book_file" --order random --seed "$seed"
+  "${books[@]}" --order random --seed "$seed"
   --games "${GAMES:-20000}" --concurrency "${CONCURRENCY:-2}" --tc "$tc"
   --sprt "elo0=${ELO0:-0},elo1=${ELO1:-10}" --json "$json")
 if [ -n "${NODES:-}" ]; then

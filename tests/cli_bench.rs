@@ -112,3 +112,39 @@ fn the_network_comes_from_tengen_net() {
     assert!(e.contains("TENGEN_NET") && e.contains("features"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_time_to_depth_run_searches_the_held_out_positions_on_every_thread_count() {
+    let out = bench(&["--ttd", "--depth", "4", "--threads", "2"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        // One core: two threads are not to be had, and it says so.
+        assert!(!out.status.success());
+        assert!(err.contains("--ttd needs 2 threads or more"), "{err}");
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    let positions = tengen::bench::ttd_positions();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), positions.len() + 2, "{text}");
+    for (i, (line, p)) in lines.iter().zip(&positions).enumerate() {
+        assert!(
+            line.starts_with(&format!("position {:2} {:<10} ", i + 1, p.rule.name())),
+            "{line}"
+        );
+        assert!(
+            line.contains(" 1 thread ") && line.contains(" 2 threads "),
+            "{line}"
+        );
+    }
+    let summary = lines[positions.len()];
+    assert!(
+        summary.starts_with("time to depth 4, 2 threads against 1: median speed-up "),
+        "{summary}"
+    );
+    assert!(lines.last().unwrap().ends_with(" nps"));
+    // Bad depths are refused.
+    let bad = bench(&["--ttd", "--depth", "0"]);
+    assert!(!bad.status.success());
+}

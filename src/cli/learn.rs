@@ -19,7 +19,7 @@ use tengen::learn::selfplay::{run, SelfplayConfig};
 use tengen::learn::tune::{build_datasets, tune, TuneConfig};
 use tengen::search::ordering::handset_tables;
 use tengen::search::params::Params;
-use tengen::tournament::setup::{load_book, parse_playable_opening, parse_shard};
+use tengen::tournament::setup::{load_books, parse_playable_opening, parse_shard};
 use tengen::Rule;
 
 #[derive(Args)]
@@ -54,8 +54,10 @@ pub struct SelfplayArgs {
     balance: i32,
     /// Start each game from an opening of this book (a random draw, one a
     /// game) plus --opening-stones random stones (then 0-2 by default).
+    /// Given more than once, the books are mixed: one opening from each in
+    /// turn.
     #[arg(long)]
-    openings: Option<PathBuf>,
+    openings: Vec<PathBuf>,
     /// Play only part K of N of the run (games K, K+N, K+2N, ... counting
     /// from 1): the shards of a run together hold each of its games once.
     #[arg(long)]
@@ -193,7 +195,7 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
     };
     let opening_stones = a
         .opening_stones
-        .unwrap_or(if a.openings.is_some() {
+        .unwrap_or(if !a.openings.is_empty() {
             MinMax(0, 2)
         } else {
             MinMax(2, 7)
@@ -204,13 +206,13 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
         Err(e) => return fail(e),
     };
     let mut book = Vec::new();
-    if let Some(path) = &a.openings {
-        let b = match load_book(path, a.size, rule) {
+    if !a.openings.is_empty() {
+        let b = match load_books(&a.openings, a.size, rule) {
             Ok(b) => b,
             Err(e) => return fail(e),
         };
         if let Some((n, why)) = &b.skipped {
-            log::warn!("{}: {n} openings skipped ({why})", path.display());
+            log::warn!("{n} openings of the books skipped ({why})");
         }
         for line in &b.openings {
             match parse_playable_opening(line, a.size, rule) {

@@ -13,7 +13,7 @@ use tengen::tournament::records::RecordLock;
 use tengen::tournament::referee::GameConfig;
 use tengen::tournament::results;
 use tengen::tournament::runner::{self, MatchConfig};
-use tengen::tournament::setup::{load_book, parse_shard, EngineSpec, TimeControl};
+use tengen::tournament::setup::{load_books, parse_shard, EngineSpec, TimeControl};
 use tengen::tournament::stats::Sprt;
 
 #[derive(Args)]
@@ -45,9 +45,11 @@ pub struct MatchArgs {
     /// Memory limit sent as INFO max_memory.
     #[arg(long, default_value_t = 350 << 20)]
     max_memory: u64,
-    /// Opening book: one opening a line, offset (0,0, 1,0) or pos (h8i8) notation.
+    /// Opening book: one opening a line, offset (0,0, 1,0) or pos (h8i8)
+    /// notation. Given more than once, the books are mixed: one opening
+    /// from each in turn.
     #[arg(long)]
-    openings: Option<PathBuf>,
+    openings: Vec<PathBuf>,
     /// sequential or random.
     #[arg(long, default_value = "sequential")]
     order: String,
@@ -120,18 +122,18 @@ fn match_config(a: MatchArgs) -> Result<MatchConfig, String> {
         return Err("--games must be at least 1".into());
     }
     let tc = TimeControl::parse(&a.tc)?;
-    let openings = match &a.openings {
-        Some(path) => {
-            let book = load_book(path, a.size, rule)?;
-            if let Some((n, why)) = &book.skipped {
-                eprintln!(
-                    "warning: {n} of the openings in {} skipped (first: {why})",
-                    path.display()
-                );
-            }
-            book.openings
+    let openings = if a.openings.is_empty() {
+        Vec::new()
+    } else {
+        let book = load_books(&a.openings, a.size, rule)?;
+        if let Some((n, why)) = &book.skipped {
+            let names: Vec<String> = a.openings.iter().map(|p| p.display().to_string()).collect();
+            eprintln!(
+                "warning: {n} of the openings in {} skipped (first: {why})",
+                names.join(", ")
+            );
         }
-        None => Vec::new(),
+        book.openings
     };
     let random_order = match a.order.as_str() {
         "sequential" => false,

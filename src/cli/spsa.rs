@@ -15,9 +15,11 @@ pub struct SpsaArgs {
     #[arg(long)]
     params: String,
     /// Opening book the games start from (a random draw each pair); use a
-    /// tuning book, never a held-out one.
-    #[arg(long)]
-    openings: PathBuf,
+    /// tuning book, never a held-out one. Given more than once, the books
+    /// are mixed: one opening from each in turn (issue 66: half of them
+    /// from an outside judge's tuning part).
+    #[arg(long, required = true)]
+    openings: Vec<PathBuf>,
     /// The run's state, written after every iteration (JSON).
     #[arg(long)]
     state: PathBuf,
@@ -79,7 +81,7 @@ pub fn run_spsa(a: SpsaArgs, setup: Setup) -> ExitCode {
     if let Err(e) = tengen::board::check_size(a.size) {
         return fail(e);
     }
-    let book = match tengen::tournament::setup::load_book(&a.openings, a.size, rule) {
+    let book = match tengen::tournament::setup::load_books(&a.openings, a.size, rule) {
         Ok(b) => b,
         Err(e) => return fail(e),
     };

@@ -177,6 +177,36 @@ pub fn load_book(path: &std::path::Path, size: usize, rule: Rule) -> Result<Book
     })
 }
 
+/// The openings of several book files ([`load_book`] each), one from each
+/// in turn while they last, then the rest of the longer ones: a mixed
+/// book, e.g. half tengen's own openings and half an outside judge's. The
+/// skipped count is the sum; the reason is the first book's that had one.
+pub fn load_books(paths: &[std::path::PathBuf], size: usize, rule: Rule) -> Result<Book, String> {
+    let books = paths
+        .iter()
+        .map(|p| load_book(p, size, rule))
+        .collect::<Result<Vec<_>, _>>()?;
+    let longest = books.iter().map(|b| b.openings.len()).max().unwrap_or(0);
+    let mut openings = Vec::new();
+    for i in 0..longest {
+        for b in &books {
+            if let Some(o) = b.openings.get(i) {
+                openings.push(o.clone());
+            }
+        }
+    }
+    let skipped_count: usize = books
+        .iter()
+        .filter_map(|b| b.skipped.as_ref())
+        .map(|s| s.0)
+        .sum();
+    let skipped = books
+        .iter()
+        .find_map(|b| b.skipped.as_ref())
+        .map(|(_, why)| (skipped_count, why.clone()));
+    Ok(Book { openings, skipped })
+}
+
 /// A shard `K/N` (1 <= K <= N): part K of N of a match's game list.
 pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     let bad = || format!("--shard {s}: expected K/N with 1 <= K <= N");
@@ -482,5 +512,24 @@ mod tests {
         assert_eq!(EngineSpec::parse("cmd=./e").unwrap().threads, None);
         assert!(EngineSpec::parse("threads=0,cmd=./e").is_err());
         assert!(EngineSpec::parse("colour=red,cmd=./e").is_err());
+    }
+
+    #[test]
+    fn books_given_together_are_mixed_one_opening_of_each_in_turn() {
+        let d = std::env::temp_dir().join(format!("tengen-books-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let (a, b) = (d.join("a.txt"), d.join("b.txt"));
+        std::fs::write(&a, "# own\nh8\nh8i9\nh8i9h9\n").unwrap();
+        std::fs::write(&b, "# outside\na1\nzz9\nb2\n").unwrap();
+        let mixed = load_books(&[a.clone(), b.clone()], 15, Rule::Freestyle).unwrap();
+        assert_eq!(mixed.openings, ["h8", "a1", "h8i9", "b2", "h8i9h9"]);
+        assert_eq!(mixed.skipped.as_ref().map(|s| s.0), Some(1));
+        let alone = load_books(std::slice::from_ref(&a), 15, Rule::Freestyle).unwrap();
+        assert_eq!(
+            alone.openings,
+            load_book(&a, 15, Rule::Freestyle).unwrap().openings
+        );
+        assert!(load_books(&[a, d.join("missing.txt")], 15, Rule::Freestyle).is_err());
+        let _ = std::fs::remove_dir_all(&d);
     }
 }
