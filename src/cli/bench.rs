@@ -77,6 +77,11 @@ pub fn run_bench(a: BenchArgs, setup: Setup) -> ExitCode {
         ),
         _ => bench::run_with(bench::POSITIONS, limit, sets, searcher, &mut stdout.lock()),
     };
+    exit_of(r)
+}
+
+/// The status of a bench run that printed to stdout.
+fn exit_of(r: std::io::Result<bench::BenchTotals>) -> ExitCode {
     match r {
         Ok(_) => ExitCode::SUCCESS,
         // A reader that went away (`| head`): quietly, as `outln!` does.
@@ -121,14 +126,7 @@ fn run_ttd(a: BenchArgs, setup: Setup) -> ExitCode {
         searcher,
         &mut std::io::stdout().lock(),
     );
-    match r {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_of(r)
 }
 
 pub fn run_perft(a: PerftArgs) -> ExitCode {

@@ -238,20 +238,27 @@ impl Searcher {
         r
     }
 
+    /// The progress line of a result found whole (the solver's win, a
+    /// helper's deeper iteration): its depth and line, every thread's
+    /// nodes so far.
+    fn info_of(&self, r: &SearchResult) -> Info {
+        let elapsed = self.start.elapsed();
+        Info {
+            depth: r.depth,
+            seldepth: r.pv.len() as i32,
+            score: r.score,
+            nodes: self.nodes(),
+            nps: nps(self.nodes(), elapsed),
+            time: elapsed,
+            pv: r.pv.clone(),
+        }
+    }
+
     /// [`Searcher::search`] on this thread, helpers beside it or not.
     fn search_main(&mut self, board: &mut Board, report: &mut impl FnMut(&Info)) -> SearchResult {
         if !board.is_won() && !board.is_full() {
             if let Some(r) = self.solve_root(board) {
-                let elapsed = self.start.elapsed();
-                report(&Info {
-                    depth: 1,
-                    seldepth: r.pv.len() as i32,
-                    score: r.score,
-                    nodes: self.nodes(),
-                    nps: nps(self.nodes(), elapsed),
-                    time: elapsed,
-                    pv: r.pv.clone(),
-                });
+                report(&self.info_of(&r));
                 self.last_score = Some(r.score);
                 return self.allowed_answer(board, r);
             }

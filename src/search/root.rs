@@ -276,16 +276,7 @@ impl Searcher {
                 smp.deeper_than(self.generation, result.depth)
                     .filter(|r| r.best.is_some())
             }) {
-                let elapsed = self.start.elapsed();
-                report(&Info {
-                    depth: r.depth,
-                    seldepth: r.pv.len() as i32,
-                    score: r.score,
-                    nodes: self.nodes(),
-                    nps: nps(self.nodes(), elapsed),
-                    time: elapsed,
-                    pv: r.pv.clone(),
-                });
+                report(&self.info_of(&r));
                 result = r;
             }
         }
