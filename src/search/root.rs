@@ -180,31 +180,18 @@ impl Searcher {
             self.iteration_overtaken = false;
             let mut line = Pv::new();
             let score = self.aspiration(board, depth, prev, &mut line);
-            let (score, pv, seldepth) = if !self.stopped {
-                if let Some(smp) = &self.smp {
-                    let done = SearchResult {
-                        best: line.first().copied(),
-                        score,
-                        depth,
-                        nodes: 0,
-                        pv: line.to_vec(),
-                        solved: false,
-                    };
-                    smp.publish(self.generation, &done);
-                }
-                (score, line.to_vec(), self.seldepth)
+            let (score, pv, seldepth, own) = if !self.stopped {
+                (score, line.to_vec(), self.seldepth, true)
             } else if self.iteration_overtaken {
                 // Another thread completed this iteration (or a deeper
                 // one) first: its result is this one's.
                 self.stopped = false;
-                let theirs = self.smp.as_ref().and_then(|smp| {
-                    smp.deeper_than(self.generation, result.depth)
-                        .filter(|r| r.best.is_some())
-                });
-                let Some(r) = theirs else { continue };
+                let Some(r) = self.deeper_done(result.depth) else {
+                    continue;
+                };
                 depth = r.depth;
                 let len = r.pv.len();
-                (r.score, r.pv, len)
+                (r.score, r.pv, len, false)
             } else {
                 // A root move searched in full that beat the window's
                 // alpha is better than the moves before it, the last
@@ -234,6 +221,9 @@ impl Searcher {
                 pv,
                 solved: false,
             };
+            if let (true, Some(smp)) = (own, &self.smp) {
+                smp.publish(self.generation, &result);
+            }
             let elapsed = self.start.elapsed();
             report(&Info {
                 depth,
@@ -272,10 +262,7 @@ impl Searcher {
         // Stopped: a deeper iteration another thread completed is better
         // than this thread's last.
         if self.helper.is_none() {
-            if let Some(r) = self.smp.as_ref().and_then(|smp| {
-                smp.deeper_than(self.generation, result.depth)
-                    .filter(|r| r.best.is_some())
-            }) {
+            if let Some(r) = self.deeper_done(result.depth) {
                 report(&self.info_of(&r));
                 result = r;
             }

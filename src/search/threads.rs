@@ -241,6 +241,15 @@ impl Searcher {
         false
     }
 
+    /// The deepest iteration with a move that a thread of this parallel
+    /// search completed in this generation, if deeper than `depth`.
+    pub(super) fn deeper_done(&self, depth: i32) -> Option<SearchResult> {
+        self.smp
+            .as_ref()?
+            .deeper_than(self.generation, depth)
+            .filter(|r| r.best.is_some())
+    }
+
     /// A helper adds its nodes not yet counted to the search's total.
     pub(super) fn flush_helper_nodes(&mut self) {
         if let Some(h) = self.helper.as_mut() {
