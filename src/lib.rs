@@ -18,6 +18,8 @@ pub mod pattern;
 pub mod perft;
 pub mod protocol;
 pub mod search;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod simd;
 pub mod solver;
 pub mod tournament;

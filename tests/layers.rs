@@ -22,6 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["engine", "bench"],
     &["protocol"],
     &["tournament", "learn"],
+    &["serve"],
     &["main", "cli"],
 ];
 

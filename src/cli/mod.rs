@@ -24,6 +24,8 @@ mod learn;
 mod matches;
 mod play;
 mod progress;
+#[cfg(feature = "serve")]
+mod serve;
 mod spsa;
 
 use clap::{Parser, Subcommand};
@@ -93,6 +95,10 @@ pub enum Command {
     /// Exit status: 0 win, 1 no win (proved within the limits), 3 unknown
     /// (a limit ran out), 2 bad arguments.
     Solve(play::SolveArgs),
+    /// The analysis board in the browser: an HTTP server on 127.0.0.1
+    /// with the page built in (docs/serve.md).
+    #[cfg(feature = "serve")]
+    Serve(serve::ServeArgs),
 }
 
 /// What the environment sets, read once at start-up: the search parameters
@@ -144,6 +150,8 @@ pub fn run(command: Option<Command>, setup: Setup) -> ExitCode {
         Some(Command::Spsa(a)) => spsa::run_spsa(a, setup),
         Some(Command::Analyze(a)) => play::run_analyze(a, setup),
         Some(Command::Solve(a)) => play::run_solve(a),
+        #[cfg(feature = "serve")]
+        Some(Command::Serve(a)) => serve::run_serve(a, setup),
         None => {
             let stdin = std::io::BufReader::new(std::io::stdin());
             let engine = Engine::with_sets(setup.params, setup.eval);

@@ -1,6 +1,8 @@
 //! Drives the real binary through pipes, as a manager would.
 #![allow(dead_code)]
 
+pub mod http;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
