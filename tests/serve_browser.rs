@@ -120,14 +120,24 @@ impl Browser {
             .to_string()
     }
 
+    /// Types `text` into an empty input (again, if the page rewrote the
+    /// box meanwhile: it follows the board while not being typed in).
     fn type_into(&self, css: &str, text: &str) {
         let id = self.el(css);
-        self.call("POST", &format!("/element/{id}/clear"), Some(json!({})));
-        self.call(
-            "POST",
-            &format!("/element/{id}/value"),
-            Some(json!({ "text": text })),
-        );
+        for _ in 0..20 {
+            self.call("POST", &format!("/element/{id}/clear"), Some(json!({})));
+            self.call(
+                "POST",
+                &format!("/element/{id}/value"),
+                Some(json!({ "text": text })),
+            );
+            let v = self.call("GET", &format!("/element/{id}/property/value"), None);
+            if v == json!(text) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("could not type '{text}' into {css}");
     }
 
     fn script(&self, js: &str) -> Value {
@@ -163,10 +173,12 @@ impl Browser {
     fn wait(&self, what: &str, f: impl Fn(&Browser) -> bool) {
         let t = Instant::now();
         while !f(self) {
-            assert!(
-                t.elapsed() < Duration::from_secs(30),
-                "timed out waiting for {what}"
-            );
+            if t.elapsed() > Duration::from_secs(30) {
+                let page = self.script(
+                    "const s = window.tengenBoard.state; return JSON.stringify({rule: s.rule, size: s.size, moves: s.moves, cursor: s.cursor, forbidden: s.forbidden, error: document.getElementById('error').textContent, status: document.getElementById('status').textContent, pos: document.getElementById('pos').value});",
+                );
+                panic!("timed out waiting for {what}; the page: {page}");
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
     }

@@ -40,6 +40,8 @@ pub const MAX_CONNECTIONS: usize = 64;
 pub const MAX_BODY: usize = 1 << 20;
 /// How long a request's headers may take to arrive.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a request's body may take to arrive.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a search waits for a free searcher before it is refused.
 pub const QUEUE_WAIT: Duration = Duration::from_secs(3);
 
@@ -268,6 +270,34 @@ async fn guard(
             .into_response();
         }
     }
+    // The body is read here, whole, within its time and size: a client
+    // that sends less than it announced holds no connection for long.
+    let (parts, body) = req.into_parts();
+    let bytes = match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY)).await
+    {
+        Ok(Ok(b)) => b,
+        Ok(Err(_)) => {
+            return ApiError(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "the request's body is over {} KiB, or broken",
+                    MAX_BODY >> 10
+                ),
+            )
+            .into_response()
+        }
+        Err(_) => {
+            return ApiError(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the request's body did not arrive within {} s",
+                    BODY_TIMEOUT.as_secs()
+                ),
+            )
+            .into_response()
+        }
+    };
+    let req = Request::from_parts(parts, Body::from(bytes));
     let mut resp = next.run(req).await;
     let h = resp.headers_mut();
     h.insert("x-content-type-options", "nosniff".parse().expect("header"));

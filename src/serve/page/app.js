@@ -245,7 +245,8 @@ function render() {
     li.addEventListener("click", () => goTo(i + 1));
     list.appendChild(li);
   });
-  $("pos").value = ms.join("");
+  // The box follows the board, but not while someone types in it.
+  if (document.activeElement !== $("pos")) $("pos").value = ms.join("");
   $("analyze").textContent = st.analyzing ? "Stop analysis" : "Start analysis";
   $("analyze").classList.toggle("on", st.analyzing);
   const info = st.info && st.infoKey === key() ? st.info : null;
