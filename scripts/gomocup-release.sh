@@ -18,6 +18,10 @@
 # alone: the Windows build uses /usr/bin/cargo and /usr/bin/rustc and its
 # own target directory, target/windows.
 #
+# The Windows engine is built without the default feature `serve` (the
+# analysis board and its HTTP stack): a manager's engine needs none of
+# it, and the zip stays small.
+#
 # The targets are x86_64-win7-windows-gnu and i686-win7-windows-gnu: they
 # run on Windows 7 and later and under Debian's Wine 8 (the plain
 # *-pc-windows-gnu standard library needs bcryptprimitives.dll, which that
@@ -91,11 +95,11 @@ cross() {
     local var
     var="CARGO_TARGET_$(echo "$triple" | tr 'a-z-' 'A-Z_')_LINKER"
     env RUSTC_BOOTSTRAP=1 RUSTC=/usr/bin/rustc "$var=$gcc" \
-        /usr/bin/cargo build --release --bin pbrain-tengen \
+        /usr/bin/cargo build --release --bin pbrain-tengen --no-default-features \
         -Zbuild-std=std,panic_abort --target "$triple" --target-dir target/windows >&2
     echo "target/windows/$triple/release/pbrain-tengen.exe"
 }
-build_cmd="RUSTC_BOOTSTRAP=1 RUSTC=/usr/bin/rustc CARGO_TARGET_X86_64_WIN7_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc /usr/bin/cargo build --release --bin pbrain-tengen -Zbuild-std=std,panic_abort --target x86_64-win7-windows-gnu"
+build_cmd="RUSTC_BOOTSTRAP=1 RUSTC=/usr/bin/rustc CARGO_TARGET_X86_64_WIN7_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc /usr/bin/cargo build --release --bin pbrain-tengen --no-default-features -Zbuild-std=std,panic_abort --target x86_64-win7-windows-gnu"
 
 say "Windows 64-bit build (x86_64-win7-windows-gnu)"
 exe64=$(cross x86_64-win7-windows-gnu x86_64-w64-mingw32-gcc)

@@ -549,7 +549,18 @@ function init() {
   };
   $("redo").onclick = () => goTo(st.cursor + 1);
   $("new").onclick = () => { clearError(); setGame($("rule").value, parseInt($("size").value, 10), []); };
-  $("rule").onchange = () => { clearError(); setGame($("rule").value, st.size, shown()); };
+  $("rule").onchange = async () => {
+    // The moves stay when they are legal under the new rule.
+    const rule = $("rule").value;
+    try {
+      await api("/api/position", { rule, size: st.size, moves: shown().join("") });
+      clearError();
+      setGame(rule, st.size, shown());
+    } catch (e) {
+      $("rule").value = st.rule;
+      showError("cannot switch to " + rule + ": " + e.message);
+    }
+  };
   $("size").onchange = () => { clearError(); setGame(st.rule, parseInt($("size").value, 10), []); };
   $("mode").onchange = () => { st.mode = $("mode").value; maybeEngine(); };
   $("engine-move").onclick = () => engineMove();
