@@ -210,6 +210,23 @@ fn the_api_plays_analyses_solves_and_refuses_bad_input() {
     let r = get(&a, "/api/analyze?moves=h8&lines=99");
     assert_eq!(r.status, 400);
 
+    // The only searcher busy with one tab's analysis: another tab's
+    // search is refused with 429 and a reason, and served once the first
+    // tab goes.
+    let mut held = TcpStream::connect(&a).unwrap();
+    write!(
+        held,
+        "GET /api/analyze?moves=h8i9 HTTP/1.1\r\nHost: {a}\r\n\r\n"
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let busy = post_json(&a, "/api/move", &json!({"moves": "h8", "time_ms": 100}));
+    assert_eq!(busy.status, 429, "{}", busy.text());
+    assert!(busy.json()["error"].as_str().unwrap().contains("busy"));
+    drop(held);
+    let served = post_json(&a, "/api/move", &json!({"moves": "h8", "time_ms": 100}));
+    assert_eq!(served.status, 200, "{}", served.text());
+
     // Ctrl-C in the middle of an analysis: a clean exit.
     let mut s = TcpStream::connect(&a).unwrap();
     write!(s, "GET /api/analyze?moves=h8 HTTP/1.1\r\nHost: {a}\r\n\r\n").unwrap();

@@ -347,5 +347,52 @@ fn the_board_works_in_a_real_browser() {
     b.type_into("#pos", "a1b1a2b2a3b3a4b4a5");
     b.click("#load");
     b.wait("the win", |b| b.text("#status").contains("Black wins"));
+    let count = |b: &Browser| {
+        b.script("return window.tengenBoard.state.cursor")
+            .as_u64()
+            .unwrap()
+    };
+
+    // Undo, redo and the walk through the game keep the moves.
+    b.click("#undo");
+    b.wait("a move back", |b| b.text("#status") == "Black to move");
+    assert_eq!(count(&b), 8);
+    b.click("#first");
+    b.wait("the empty board", |b| count(b) == 0);
+    b.click("#next");
+    b.click("#next");
+    b.wait("two moves on", |b| count(b) == 2);
+    b.click("#last");
+    b.wait("the last move", |b| count(b) == 9);
+    assert_eq!(b.moves().len(), 9);
+
+    // The evaluation graph of the whole game: a point each position.
+    b.click("#graph-nodes option[value='5000']");
+    b.click("#graph-run");
+    b.wait("the graph", |b| {
+        b.script("return window.tengenBoard.state.graph.filter(v => v !== undefined && v !== null).length")
+            == json!(10)
+    });
+
+    // A PNG of the board, drawn by the page.
+    let png = b.script("return document.getElementById('board').toDataURL('image/png').length");
+    assert!(png.as_u64().unwrap() > 1000, "{png}");
+
+    // A new game on another board.
+    b.click("#size option[value='20']");
+    b.wait("a 20x20 board", |b| {
+        b.script("return window.tengenBoard.state.size") == json!(20) && b.moves().is_empty()
+    });
+    b.click_cell(19, 19);
+    b.wait("t20 on the board", |b| b.moves() == ["t20"]);
+
+    // A second tab keeps its own position.
+    let first = b.call("GET", "/window", None);
+    let tab = b.call("POST", "/window/new", Some(json!({"type": "tab"})));
+    b.call("POST", "/window", Some(json!({"handle": tab["handle"]})));
+    b.go(&format!("{}?rule=standard&size=15&pos=h8h9", server.url));
+    b.wait("the second tab's position", |b| b.moves() == ["h8", "h9"]);
+    b.call("POST", "/window", Some(json!({"handle": first})));
+    assert_eq!(b.moves(), ["t20"]);
     println!("browser test: {:?}", t0.elapsed());
 }
