@@ -12,6 +12,9 @@
 # SIZE (15 or 20; 15), GAMES per partner (even; 200), TURN_MS (200),
 # MATCH_S (the game clock in seconds; 0, no game clock), CONCURRENCY (2),
 # FIRST (the first opening of the held-out part to play, from 1; 1),
+# BOOK (tengen: tengen's own held-out part; rapfi: the held-out part of
+# the book Rapfi's opengen balanced, where the rule and board have one
+# cut: openings/rapfi_opengen_f15_holdout today; tengen),
 # SPARRING (../shared/sparring), OUT (a new temporary folder).
 # Prints one score line per partner, with the games that ended otherwise
 # than by five or a draw (a loss on time, a crash, an illegal move), and
@@ -32,6 +35,7 @@ games=${GAMES:-200}
 turn=${TURN_MS:-200}
 match=${MATCH_S:-0}
 first=${FIRST:-1}
+judge=${BOOK:-tengen}
 sparring=$(realpath -m "${SPARRING:-$root/../shared/sparring}")
 book_and_code "$rule" "$size" held-out
 whole_numbers GAMES="$games" TURN_MS="$turn" MATCH_S="$match" FIRST="$first" CONCURRENCY="${CONCURRENCY:-2}"
@@ -49,7 +53,13 @@ mkdir -p "$out"
 # (sed reads to the end: no stage of the pipe dies of a closed pipe, which
 # pipefail would turn into a failure).
 openings=$out/openings.pos.txt
-grep -v '^#' "$root/openings/tengen_opengen_${book}_holdout.pos.txt" |
+case $judge in
+  tengen | rapfi) ;;
+  *) echo "error: BOOK must be tengen or rapfi, not '$judge'" >&2; exit 2 ;;
+esac
+holdout=$root/openings/${judge}_opengen_${book}_holdout.pos.txt
+[ -s "$holdout" ] || { echo "error: no held-out part $holdout (BOOK=$judge, $rule ${size}x$size)" >&2; exit 2; }
+grep -v '^#' "$holdout" |
   sed -n "${first},$((first + games / 2 - 1))p" >"$openings"
 if [ "$(wc -l <"$openings")" -lt $((games / 2)) ]; then
   echo "error: the held-out book has fewer than $((games / 2)) openings from $first" >&2
@@ -93,7 +103,7 @@ print(f"{sys.argv[2]}: pairs won both / split / lost both: {both:g} / {split:g} 
       f"the side to move after the opening won {mover} of {decided} decided games")
 PY
 }
-echo "milestone: $engine, $rule ${size}x$size, $games games a partner at tc $tc, held-out ${book} from opening $first, records in $out" >&2
+echo "milestone: $engine, $rule ${size}x$size, $games games a partner at tc $tc, held-out ${judge} ${book} from opening $first, records in $out" >&2
 for p in $partners; do
   [ "$p" = wine ] && [ "$code" != 0 ] && continue
   [ "$p" = pentazen ] && [ "$size" != 15 ] && continue

@@ -377,6 +377,7 @@ fn the_milestone_script_refuses_bad_settings() {
         ("FIRST", "500", "fewer than"),
         ("FIRST", "0", "FIRST counts from 1"),
         ("SPARRING", "/nonexistent", "no c-gomoku-cli"),
+        ("BOOK", "mine", "BOOK must be tengen or rapfi"),
     ] {
         let r = Command::new("bash")
             .arg(&script)
