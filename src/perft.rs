@@ -59,36 +59,44 @@ impl fmt::Display for SetupError {
 
 impl std::error::Error for SetupError {}
 
-/// Plays a move list in pos notation (black first) on a new board, refusing
-/// moves off the board, on a stone, on a forbidden cell, or after the game
-/// is over, and a list that ends the game.
-pub fn position_from_moves(size: usize, rule: Rule, moves: &str) -> Result<Board, SetupError> {
+/// Plays `moves` (black first) on a new board, refusing moves off the
+/// board, on a stone, on a forbidden cell, or after the game is over. A
+/// list that ends the game (a five, a full board) is a good list.
+pub fn replay(size: usize, rule: Rule, moves: &[Pos]) -> Result<Board, SetupError> {
     let mut board = Board::new(size, rule).map_err(|e| SetupError(e.to_string()))?;
-    let list = parse_pos_list(moves).map_err(|e| SetupError(e.to_string()))?;
-    for (i, &p) in list.iter().enumerate() {
-        let name = p.to_pos_string();
+    for (i, &p) in moves.iter().enumerate() {
+        let (n, name) = (i + 1, p.to_pos_string());
         if board.is_won() {
             return Err(SetupError(format!(
-                "move {} ({name}) comes after the game is over",
-                i + 1
+                "move {n} ({name}) comes after the game is over"
             )));
         }
         if !board.contains(p.x(), p.y()) {
             return Err(SetupError(format!(
-                "move {} ({name}) is off the {size}x{size} board",
-                i + 1
+                "move {n} ({name}) is off the {size}x{size} board"
             )));
+        }
+        if !board.is_empty(p) {
+            return Err(SetupError(format!("move {n} ({name}) is on a stone")));
         }
         if board.side_to_move() == Color::Black && board.is_forbidden(p) {
             return Err(SetupError(format!(
-                "move {} ({name}) is forbidden for black under renju",
-                i + 1
+                "move {n} ({name}) is forbidden for black under renju"
             )));
         }
         board
             .try_play(p)
-            .map_err(|e| SetupError(format!("move {} ({name}): {e}", i + 1)))?;
+            .map_err(|e| SetupError(format!("move {n} ({name}): {e}")))?;
     }
+    Ok(board)
+}
+
+/// Plays a move list in pos notation (black first) on a new board, as
+/// [`replay`] does, and refuses a list that ends the game: a position to
+/// search.
+pub fn position_from_moves(size: usize, rule: Rule, moves: &str) -> Result<Board, SetupError> {
+    let list = parse_pos_list(moves).map_err(|e| SetupError(e.to_string()))?;
+    let board = replay(size, rule, &list)?;
     if board.is_won() {
         let last = board
             .last_move()

@@ -549,6 +549,7 @@ async fn solve(
     let req = body(b)?;
     let g = req.game.game()?;
     let mut board = live_board(&g)?;
+    let attacker = colour(board.side_to_move());
     let mode = match req
         .mode
         .as_deref()
@@ -586,7 +587,7 @@ async fn solve(
     Ok(Json(json!({
         "result": result,
         "mode": if mode == Mode::Vcf { "vcf" } else { "vct" },
-        "attacker": colour(g.replay()?.side_to_move()),
+        "attacker": attacker,
         "line": line,
         "plies": sol.plies,
         "nodes": sol.nodes,
@@ -623,13 +624,18 @@ async fn graph(
         // From nothing learnt: the same game, the same graph.
         searcher.clear();
         let mut out: Vec<i32> = Vec::new();
+        // One board, a move played after each position's search (which
+        // leaves it as it found it); the moves were checked by game().
+        let Ok(mut board) = Board::new(g.size, g.rule) else {
+            return out;
+        };
         for ply in 0..=g.moves.len() {
+            if ply > 0 && board.try_play(g.moves[ply - 1]).is_err() {
+                break;
+            }
             if stop.load(Ordering::SeqCst) {
                 break;
             }
-            let Ok(mut board) = g.prefix(ply).replay() else {
-                break;
-            };
             let stm = board.side_to_move();
             let score = if board.is_won() {
                 -WIN

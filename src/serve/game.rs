@@ -69,48 +69,17 @@ impl GameSpec {
 }
 
 impl Game {
-    /// The board after the moves, each checked in turn: on the board, on
-    /// an empty cell, not after the game was won, and under renju not on
-    /// a cell forbidden for black. A finished game (a five, a full board)
-    /// is a good game.
+    /// The board after the moves, each checked in turn (see
+    /// [`crate::perft::replay`]: on the board, on an empty cell, not after
+    /// the game was won, and under renju not on a cell forbidden for
+    /// black). A finished game (a five, a full board) is a good game.
     pub fn replay(&self) -> Result<Board, GameError> {
-        let mut board = Board::new(self.size, self.rule).map_err(|e| GameError(e.to_string()))?;
-        for (i, &p) in self.moves.iter().enumerate() {
-            let name = p.to_pos_string();
-            let n = i + 1;
-            if board.is_won() {
-                return err(format!("move {n} ({name}) comes after the game is over"));
-            }
-            if !board.contains(p.x(), p.y()) {
-                let s = self.size;
-                return err(format!("move {n} ({name}) is off the {s}x{s} board"));
-            }
-            if !board.is_empty(p) {
-                return err(format!("move {n} ({name}) is on a stone"));
-            }
-            if board.side_to_move() == Color::Black && board.is_forbidden(p) {
-                return err(format!(
-                    "move {n} ({name}) is forbidden for black under renju"
-                ));
-            }
-            board
-                .try_play(p)
-                .map_err(|e| GameError(format!("move {n} ({name}): {e}")))?;
-        }
-        Ok(board)
+        crate::perft::replay(self.size, self.rule, &self.moves).map_err(|e| GameError(e.0))
     }
 
     /// The moves in pos notation (`h8i9h9`).
     pub fn pos_text(&self) -> String {
         self.moves.iter().map(|p| p.to_pos_string()).collect()
-    }
-
-    /// The first `ply` moves of this game.
-    pub fn prefix(&self, ply: usize) -> Game {
-        Game {
-            moves: self.moves[..ply.min(self.moves.len())].to_vec(),
-            ..self.clone()
-        }
     }
 }
 
