@@ -621,8 +621,10 @@ async fn graph(
     let shared = s.clone();
     let scores = run_job(lease, move |searcher, stop| {
         prepare(searcher, &shared, &g);
-        // From nothing learnt: the same game, the same graph.
+        // From nothing learnt, on one thread (a parallel search is not
+        // reproducible): the same game, the same graph.
         searcher.clear();
+        let threads = std::mem::replace(&mut searcher.threads, 1);
         let mut out: Vec<i32> = Vec::new();
         // One board, a move played after each position's search (which
         // leaves it as it found it); the moves were checked by game().
@@ -651,6 +653,7 @@ async fn graph(
             };
             out.push(if stm == Color::Black { score } else { -score });
         }
+        searcher.threads = threads;
         out
     })
     .await?;
