@@ -1,4 +1,5 @@
-//! The tuning and testing tools through the real binary: `spsa` (bad
+//! The tuning and testing tools through the real binary: `selfplay
+//! --resume` (a stopped run goes on to the bytes of an unbroken one), `spsa` (bad
 //! arguments, a short run, a resumed run that ends where an unbroken one
 //! does, values the engine accepts) and `scripts/sprt.sh` (one A/B test on
 //! fresh openings, resumed by running it again).
@@ -235,5 +236,78 @@ fn the_sprt_script_plays_fresh_openings_and_resumes() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad.stderr).contains("no development book"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn selfplay(dir: &Path, out: &str, games: usize, extra: &[&str]) -> Output {
+    let size = if extra.contains(&"--size") {
+        &[][..]
+    } else {
+        &["--size", "9"][..]
+    };
+    Command::new(bin())
+        .arg("selfplay")
+        .args(size)
+        .args(["--nodes", "300", "--seed", "7", "--out", out])
+        .args(["--games", &games.to_string()])
+        .args(extra)
+        .current_dir(dir)
+        .env_remove("TENGEN_PARAMS")
+        .env_remove("TENGEN_WEIGHTS")
+        .env_remove("TENGEN_NET")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn selfplay_resumes_a_stopped_run_to_the_bytes_of_an_unbroken_one() {
+    let dir = temp("selfplay");
+    let o = selfplay(&dir, "whole.bin", 6, &["--threads", "2"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let whole = std::fs::read(dir.join("whole.bin")).unwrap();
+    // Stopped after three games, then resumed for six.
+    let o = selfplay(&dir, "part.bin", 3, &["--threads", "1"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = selfplay(&dir, "part.bin", 6, &["--resume"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("(after 3 kept)"),
+        "{}",
+        text(&o.stdout)
+    );
+    assert_eq!(std::fs::read(dir.join("part.bin")).unwrap(), whole);
+    // Killed in the middle of writing a game: that game is played again.
+    std::fs::write(dir.join("cut.bin"), &whole[..whole.len() * 2 / 3]).unwrap();
+    let o = selfplay(&dir, "cut.bin", 6, &["--resume"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read(dir.join("cut.bin")).unwrap(), whole);
+    // Another rule's file, or fewer games than it holds: refused, untouched.
+    for (extra, why) in [
+        (&["--resume", "--rule", "renju"][..], "not renju on 9x9"),
+        (&["--resume", "--size", "11"][..], "not freestyle on 11x11"),
+    ] {
+        let o = selfplay(&dir, "whole.bin", 6, extra);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        assert!(text(&o.stderr).contains(why), "{}", text(&o.stderr));
+    }
+    let o = selfplay(&dir, "whole.bin", 4, &["--resume"]);
+    assert!(
+        text(&o.stderr).contains("6 games already written"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(std::fs::read(dir.join("whole.bin")).unwrap(), whole);
+    // Not a self-play file: a clear error, the file left as it was.
+    std::fs::write(dir.join("other.bin"), b"hello world").unwrap();
+    let o = selfplay(&dir, "other.bin", 6, &["--resume"]);
+    assert!(
+        text(&o.stderr).contains("not a tengen self-play file"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(
+        std::fs::read(dir.join("other.bin")).unwrap(),
+        b"hello world"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,7 +6,7 @@ use super::progress::{MinMax, Progress};
 use super::{fail, read_game_files, Setup};
 use clap::Args;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -62,6 +62,12 @@ pub struct SelfplayArgs {
     /// from 1): the shards of a run together hold each of its games once.
     #[arg(long)]
     shard: Option<String>,
+    /// Continue the file --out names if it exists (a stopped run, same
+    /// command): its complete games are kept, a game cut short is dropped
+    /// and the run goes on from there, so the file ends as one
+    /// uninterrupted run would have written it.
+    #[arg(long)]
+    resume: bool,
 }
 
 #[derive(Args)]
@@ -236,14 +242,25 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
         shard,
         ..SelfplayConfig::default()
     };
-    let total = cfg.games_here();
+    let mut cfg = cfg;
+    let file = if a.resume && std::fs::metadata(&a.out).is_ok_and(|m| m.len() > 0) {
+        match resume_file(&a.out, &cfg) {
+            Ok((f, done)) => {
+                cfg.done = done;
+                f
+            }
+            Err(e) => return fail(e),
+        }
+    } else {
+        match std::fs::File::create(&a.out) {
+            Ok(f) => f,
+            Err(e) => return fail(format!("cannot write {}: {e}", a.out.display())),
+        }
+    };
     if let Err(e) = cfg.check() {
         return fail(e);
     }
-    let file = match std::fs::File::create(&a.out) {
-        Ok(f) => f,
-        Err(e) => return fail(format!("cannot write {}: {e}", a.out.display())),
-    };
+    let total = cfg.games_here() - cfg.done;
     let mut out = std::io::BufWriter::new(file);
     let start = Instant::now();
     let mut bar = Progress::new("selfplay", total as u64, "games");
@@ -257,8 +274,13 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
     bar.finish();
     match r {
         Ok(s) => {
+            let kept = if cfg.done > 0 {
+                format!(" (after {} kept)", cfg.done)
+            } else {
+                String::new()
+            };
             outln!(
-                "{} games, {} positions: black won {}, white won {}, {} draws, in {:.1} s -> {}",
+                "{} games{kept}, {} positions: black won {}, white won {}, {} draws, in {:.1} s -> {}",
                 s.games,
                 s.positions,
                 s.black_wins,
@@ -271,6 +293,46 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
         }
         Err(e) => fail(format!("selfplay: {e}")),
     }
+}
+
+/// Opens a stopped run's file to go on with it: checks that its games
+/// are of the run's rule and board, cuts a game that was cut short, and
+/// returns the file (positioned at its end) and its number of games.
+fn resume_file(path: &Path, cfg: &SelfplayConfig) -> Result<(std::fs::File, usize), String> {
+    use std::io::{Seek, SeekFrom};
+    let what = |e: std::io::Error| format!("--resume {}: {e}", path.display());
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(what)?;
+    let (games, cut) = tengen::learn::data::read_complete_games(&mut f).map_err(what)?;
+    if let Some(g) = games
+        .iter()
+        .find(|g| g.rule != cfg.rule || g.width != cfg.size || g.height != cfg.size)
+    {
+        return Err(format!(
+            "--resume {}: it holds {} games on {}x{}, not {} on {}x{}",
+            path.display(),
+            g.rule.name(),
+            g.width,
+            g.height,
+            cfg.rule.name(),
+            cfg.size,
+            cfg.size
+        ));
+    }
+    if let Some(at) = cut {
+        log::warn!(
+            "{}: game {} was cut short at byte {at}; it is played again",
+            path.display(),
+            games.len() + 1
+        );
+        f.set_len(at as u64).map_err(what)?;
+    }
+    f.seek(SeekFrom::End(0)).map_err(what)?;
+    log::info!("{}: {} games kept, resuming", path.display(), games.len());
+    Ok((f, games.len()))
 }
 
 pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {

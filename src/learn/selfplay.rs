@@ -48,6 +48,10 @@ pub struct SelfplayConfig {
     /// Play only the games `i` with `i % n == k - 1` of the run (`(k, n)`):
     /// shards of one run, each a machine's part, hold every game once.
     pub shard: Option<(usize, usize)>,
+    /// Games of this shard already written (a stopped run resumed): the
+    /// run writes the rest, without the header, so the file ends as one
+    /// uninterrupted run would have written it.
+    pub done: usize,
 }
 
 impl Default for SelfplayConfig {
@@ -67,6 +71,7 @@ impl Default for SelfplayConfig {
             eval: Evaluator::shipped(),
             book: Vec::new(),
             shard: None,
+            done: 0,
         }
     }
 }
@@ -83,6 +88,13 @@ impl SelfplayConfig {
             if k == 0 || k > n {
                 return Err(format!("shard {k}/{n}: expected K/N with 1 <= K <= N"));
             }
+        }
+        if self.done > self.games_here() {
+            return Err(format!(
+                "{} games already written, more than the {} asked",
+                self.done,
+                self.games_here()
+            ));
         }
         let (lo, hi) = self.opening_stones;
         if lo > hi || hi >= self.size * self.size / 2 {
@@ -187,8 +199,9 @@ pub fn play_game(cfg: &SelfplayConfig, index: usize, searcher: &mut Searcher) ->
 }
 
 /// Plays `cfg.games` games on `cfg.threads` threads and writes them to
-/// `out` in game order. `progress(games_done, positions)` is called after
-/// each game.
+/// `out` in game order, after the header (or, resuming, after the
+/// `cfg.done` games already written). `progress(games_done, positions)`
+/// is called after each game; the stats count the games of this call.
 pub fn run(
     cfg: &SelfplayConfig,
     out: &mut impl Write,
@@ -196,12 +209,14 @@ pub fn run(
 ) -> io::Result<SelfplayStats> {
     cfg.check()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    write_header(out)?;
+    if cfg.done == 0 {
+        write_header(out)?;
+    }
     // The run's game numbers this shard plays: its j-th is index(j).
     let (k, n) = cfg.shard.unwrap_or((1, 1));
     let mine = cfg.games_here();
     let index = |j: usize| j * n + k - 1;
-    let next = AtomicUsize::new(0);
+    let next = AtomicUsize::new(cfg.done);
     let mut stats = SelfplayStats::default();
     let (tx, rx) = mpsc::channel::<(usize, GameRecord)>();
     std::thread::scope(|scope| -> io::Result<()> {
@@ -225,7 +240,7 @@ pub fn run(
         }
         drop(tx);
         let mut pending = BTreeMap::new();
-        let mut written = 0;
+        let mut written = cfg.done;
         for (i, g) in rx {
             pending.insert(i, g);
             while let Some(g) = pending.remove(&written) {
@@ -349,5 +364,59 @@ mod tests {
             ..cfg
         };
         assert!(bad.check().is_err());
+    }
+
+    #[test]
+    fn a_resumed_run_ends_as_one_uninterrupted_run() {
+        let cfg = SelfplayConfig {
+            games: 4,
+            nodes: 200,
+            balance_nodes: 100,
+            threads: 2,
+            size: 9,
+            hash_bytes: 1 << 20,
+            shard: Some((2, 2)),
+            ..SelfplayConfig::default()
+        };
+        let mut whole = Vec::new();
+        run(&cfg, &mut whole, |_, _| {}).unwrap();
+        // Stopped after the first of its two games, the second cut short.
+        let mut first = Vec::new();
+        run(
+            &SelfplayConfig {
+                games: 2,
+                ..cfg.clone()
+            },
+            &mut first,
+            |_, _| {},
+        )
+        .unwrap();
+        let mut cut = first.clone();
+        run(
+            &SelfplayConfig {
+                done: 1,
+                ..cfg.clone()
+            },
+            &mut cut,
+            |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(cut, whole);
+        let (games, at) =
+            crate::learn::data::read_complete_games(&mut &whole[..whole.len() - 3]).unwrap();
+        assert_eq!(games.len(), 1);
+        let mut resumed = whole[..at.unwrap()].to_vec();
+        let stats = run(
+            &SelfplayConfig {
+                done: 1,
+                ..cfg.clone()
+            },
+            &mut resumed,
+            |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(stats.games, 1);
+        assert_eq!(resumed, whole);
+        assert!(SelfplayConfig { done: 3, ..cfg }.check().is_err());
     }
 }
