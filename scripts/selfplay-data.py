@@ -177,8 +177,12 @@ def play(tag, seed, games, threads, eng):
         if m["status"] == "complete":
             return True
         if m["engine"] != commit:
-            sys.exit(f"{base}.manifest: played by {m['engine']}, not HEAD {commit}: "
-                     "resume it at that commit, or start another seed")
+            # Go on with the engine that began the shard (kept under target/).
+            d = os.path.join(ENGINES, m["engine"])
+            if not os.path.exists(os.path.join(d, "bench")):
+                sys.exit(f"{base}.manifest: played by {m['engine']}, whose build is not in "
+                         f"{ENGINES}: resume it at that commit, or start another seed")
+            commit, bench = m["engine"], m["bench"]
         games, started = int(m["target"]), m["started"]
     elif os.path.exists(base + ".tgsp"):
         sys.exit(f"{base}.tgsp has no manifest: remove it or write one")

@@ -1,6 +1,7 @@
-//! The opening books tengen made (`openings/tengen_opengen_*`): every line
-//! loads as a playable opening for its rule and board, and the tuning and
-//! held-out parts of a book share no opening.
+//! The opening books (`openings/tengen_opengen_*`, tengen's, and
+//! `openings/rapfi_opengen_*`, an outside judge's): every line loads as a
+//! playable opening for its rule and board, and the tuning and held-out
+//! parts of a book share no opening.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -20,15 +21,27 @@ fn the_generated_books_load_whole_and_their_parts_are_disjoint() {
         ("s15v1", Rule::Standard, 15),
         ("c15", Rule::Caro, 15),
     ];
-    for (name, rule, size) in books {
+    // Rapfi's books: a tuning part of 2000 and at least 500 held out.
+    let rapfi = [("f15", Rule::Freestyle, 15), ("s15", Rule::Standard, 15)];
+    let all = books
+        .iter()
+        .map(|&(n, r, s)| ("tengen", n, r, s))
+        .chain(rapfi.iter().map(|&(n, r, s)| ("rapfi", n, r, s)));
+    for (judge, name, rule, size) in all {
         let mut parts = Vec::new();
         for (part, want) in [("tune", 2000), ("holdout", 500)] {
-            let path = root.join(format!("tengen_opengen_{name}_{part}.pos.txt"));
+            let path = root.join(format!("{judge}_opengen_{name}_{part}.pos.txt"));
             let book = load_book(&path, size, rule).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(book.skipped, None, "{}", path.display());
-            assert_eq!(book.openings.len(), want, "{}", path.display());
+            let n = book.openings.len();
+            let ok = if judge == "rapfi" && part == "holdout" {
+                n >= want
+            } else {
+                n == want
+            };
+            assert!(ok, "{}: {n} openings", path.display());
             let set: HashSet<String> = book.openings.into_iter().collect();
-            assert_eq!(set.len(), want, "{}: a repeated line", path.display());
+            assert_eq!(set.len(), n, "{}: a repeated line", path.display());
             parts.push(set);
         }
         assert!(
