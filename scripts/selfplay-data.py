@@ -49,7 +49,8 @@ TAGS = {
     "f20": ("freestyle", 20, ["openings/tengen_opengen_f20_tune.pos.txt"]),
     "s15": ("standard", 15, ["openings/rapfi_opengen_s15_tune.pos.txt",
                              "openings/tengen_opengen_s15_tune.pos.txt"]),
-    "r15": ("renju", 15, ["openings/tengen_opengen_r15_tune.pos.txt"]),
+    "r15": ("renju", 15, ["openings/rapfi_opengen_r15_tune.pos.txt",
+                          "openings/tengen_opengen_r15_tune.pos.txt"]),
     "c15": ("caro", 15, ["openings/tengen_opengen_c15_tune.pos.txt"]),
 }
 
