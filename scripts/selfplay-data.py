@@ -107,13 +107,25 @@ def engine():
     if dirty:
         sys.exit("play: the working tree has changes (commit them: the "
                  "manifest names the commit that plays)\n" + dirty)
-    commit = git("rev-parse", "HEAD")
+    return engine_at(git("rev-parse", "HEAD"))
+
+
+def engine_at(commit):
+    """The engine of `commit`: its binary, books and bench, kept under
+    target/selfplay-engines/COMMIT (built in a worktree when it is not
+    HEAD)."""
     d = os.path.join(ENGINES, commit)
     binary = os.path.join(d, "pbrain-tengen")
     if not os.path.exists(os.path.join(d, "bench")):
-        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+        if commit == git("rev-parse", "HEAD"):
+            src = ROOT
+        else:
+            src = os.path.join(ROOT, "target", "remake", commit)
+            if not os.path.exists(src):
+                git("worktree", "add", "--detach", src, commit)
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=src, check=True)
         os.makedirs(d, exist_ok=True)
-        shutil.copy(os.path.join(ROOT, "target", "release", "pbrain-tengen"), binary)
+        shutil.copy(os.path.join(src, "target", "release", "pbrain-tengen"), binary)
         archive = subprocess.run(["git", "archive", commit, "openings"], cwd=ROOT,
                                  check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", d], input=archive, check=True)
@@ -125,8 +137,9 @@ def engine():
         return commit, d, f.read().strip()
 
 
-def command(tag, seed, games):
-    rule, size, books = TAGS[tag]
+def command(tag, seed, games, books=None):
+    rule, size, tag_books = TAGS[tag]
+    books = tag_books if books is None else books
     name = f"{tag}-s{seed}.tgsp"
     cmd = ["pbrain-tengen", "selfplay", "--rule", rule, "--size", str(size),
            "--seed", str(seed), "--games", str(games), "--nodes", str(NODES)]
@@ -135,7 +148,7 @@ def command(tag, seed, games):
     return cmd + ["--out", name]
 
 
-def write_manifest(tag, seed, target, commit, bench, started, threads):
+def write_manifest(tag, seed, target, commit, bench, started, threads, books):
     path = os.path.join(DATA, tag, f"{tag}-s{seed}.tgsp")
     games, positions, black, white, draws, size = scan(path)
     with open(path, "r+b") as f:  # a game cut short is not part of the shard
@@ -144,7 +157,7 @@ def write_manifest(tag, seed, target, commit, bench, started, threads):
     lines = [
         "# tengen self-play shard; format and commands: docs/evaluation.md",
         f"file: {tag}-s{seed}.tgsp",
-        f"command: {' '.join(command(tag, seed, games))}",
+        f"command: {' '.join(command(tag, seed, games, books))}",
         f"engine: {commit}",
         f"bench: {bench}",
         f"games: {games}",
@@ -174,21 +187,25 @@ def play(tag, seed, games, threads, eng):
     os.makedirs(os.path.join(DATA, tag), exist_ok=True)
     base = os.path.join(DATA, tag, f"{tag}-s{seed}")
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    books = TAGS[tag][2]
     if os.path.exists(base + ".manifest"):
         m = read_manifest(base + ".manifest")
         if m["status"] == "complete":
             return True
+        # A resumed shard keeps the books it began with.
+        words = m["command"].split()
+        books = [words[i + 1] for i, w in enumerate(words) if w == "--openings"]
         if m["engine"] != commit:
-            # Go on with the engine that began the shard (kept under target/).
-            d = os.path.join(ENGINES, m["engine"])
-            if not os.path.exists(os.path.join(d, "bench")):
-                sys.exit(f"{base}.manifest: played by {m['engine']}, whose build is not in "
-                         f"{ENGINES}: resume it at that commit, or start another seed")
-            commit, bench = m["engine"], m["bench"]
+            # Go on with the engine that began the shard (built at its
+            # commit if this machine has not kept it).
+            commit, d, bench = engine_at(m["engine"])
+            if bench != m["bench"]:
+                sys.exit(f"{base}.manifest: bench {m['bench']}, but its commit's build "
+                         f"gives {bench}")
         games, started = int(m["target"]), m["started"]
     elif os.path.exists(base + ".tgsp"):
         sys.exit(f"{base}.tgsp has no manifest: remove it or write one")
-    cmd = command(tag, seed, games)
+    cmd = command(tag, seed, games, books)
     cmd[0] = os.path.join(d, "pbrain-tengen")
     cmd[-1] = base + ".tgsp"
     cmd += ["--threads", str(threads), "--resume"]
@@ -205,7 +222,7 @@ def play(tag, seed, games, threads, eng):
     except Stop:
         child.wait()
         stopped = True
-    done = write_manifest(tag, seed, games, commit, bench, started, threads)
+    done = write_manifest(tag, seed, games, commit, bench, started, threads, books)
     print(f"{base}.tgsp: {read_manifest(base + '.manifest')['status']}", file=sys.stderr)
     if stopped:
         sys.exit(1)
