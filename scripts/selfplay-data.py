@@ -10,8 +10,9 @@ any clone of the repository can remake bit for bit.
         complete is skipped, a stopped one is resumed
     scripts/selfplay-data.py remake MANIFEST [--games N]
         build the engine at the manifest's commit (a git worktree under
-        target/), play its command again and compare the bytes (the first
-        N games only with --games: a quicker check of a prefix)
+        target/ unless it is a clean HEAD), check its bench, play its
+        command again and compare the bytes (the first N games only with
+        --games: a quicker check of a prefix)
     scripts/selfplay-data.py total
         games, positions and bytes per tag and in all
 
@@ -101,9 +102,14 @@ def read_manifest(path):
     return m
 
 
+def changes():
+    """The working tree's changes to tracked files, data/ aside."""
+    return git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!data")
+
+
 def engine():
     """Builds HEAD, keeps its binary, books and bench under target/."""
-    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!data")
+    dirty = changes()
     if dirty:
         sys.exit("play: the working tree has changes (commit them: the "
                  "manifest names the commit that plays)\n" + dirty)
@@ -112,12 +118,12 @@ def engine():
 
 def engine_at(commit):
     """The engine of `commit`: its binary, books and bench, kept under
-    target/selfplay-engines/COMMIT (built in a worktree when it is not
-    HEAD)."""
+    target/selfplay-engines/COMMIT (built here when it is a clean HEAD,
+    else in a worktree under target/remake/)."""
     d = os.path.join(ENGINES, commit)
     binary = os.path.join(d, "pbrain-tengen")
     if not os.path.exists(os.path.join(d, "bench")):
-        if commit == git("rev-parse", "HEAD"):
+        if commit == git("rev-parse", "HEAD") and not changes():
             src = ROOT
         else:
             src = os.path.join(ROOT, "target", "remake", commit)
@@ -233,20 +239,20 @@ def play(tag, seed, games, threads, eng):
 
 def remake(manifest, prefix):
     m = read_manifest(manifest)
-    commit = m["engine"]
-    wt = os.path.join(ROOT, "target", "remake", commit)
-    if not os.path.exists(wt):
-        git("worktree", "add", "--detach", wt, commit)
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=wt, check=True)
+    commit, d, bench = engine_at(m["engine"])
+    if bench != m["bench"]:
+        print(f"{m['file']}: the build of {commit[:12]} gives bench {bench}, "
+              f"the manifest says {m['bench']}")
+        return False
     cmd = m["command"].split()
     games = int(m["games"])
     if prefix:
         games = min(prefix, games)
         cmd[cmd.index("--games") + 1] = str(games)
-    cmd[0] = os.path.join(wt, "target", "release", "pbrain-tengen")
-    out = os.path.join(wt, "remade.tgsp")
+    cmd[0] = os.path.join(d, "pbrain-tengen")
+    out = os.path.join(d, "remade.tgsp")
     cmd[-1] = out
-    subprocess.run(cmd + ["--threads", str(os.cpu_count() or 1)], cwd=wt,
+    subprocess.run(cmd + ["--threads", str(os.cpu_count() or 1)], cwd=d,
                    env=clean_env(), check=True, stdout=subprocess.DEVNULL)
     shard = os.path.join(os.path.dirname(os.path.abspath(manifest)), m["file"])
     length = os.path.getsize(out)

@@ -22,7 +22,11 @@ fn the_generated_books_load_whole_and_their_parts_are_disjoint() {
         ("c15", Rule::Caro, 15),
     ];
     // Rapfi's books: a tuning part of 2000 and at least 500 held out.
-    let rapfi = [("f15", Rule::Freestyle, 15), ("s15", Rule::Standard, 15)];
+    let rapfi = [
+        ("f15", Rule::Freestyle, 15),
+        ("s15", Rule::Standard, 15),
+        ("r15", Rule::Renju, 15),
+    ];
     let all = books
         .iter()
         .map(|&(n, r, s)| ("tengen", n, r, s))

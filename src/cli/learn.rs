@@ -227,7 +227,7 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
             }
         }
     }
-    let cfg = SelfplayConfig {
+    let mut cfg = SelfplayConfig {
         rule,
         size: a.size,
         games: a.games,
@@ -242,7 +242,6 @@ pub fn run_selfplay(a: SelfplayArgs, setup: Setup) -> ExitCode {
         shard,
         ..SelfplayConfig::default()
     };
-    let mut cfg = cfg;
     let file = if a.resume && std::fs::metadata(&a.out).is_ok_and(|m| m.len() > 0) {
         match resume_file(&a.out, &cfg) {
             Ok((f, done)) => {
