@@ -3,8 +3,9 @@
 //! The library holds everything; the `pbrain-tengen` binary is a thin
 //! command-line front end.
 
-// Denied; the one `unsafe` is written in `simd::avx2_method!`, which calls
-// code built for AVX2 once the processor is known to have it.
+// Denied; `unsafe` is allowed in two places: `simd::avx2_method!`, which
+// calls code built for AVX2 once the processor is known to have it, and
+// the transposition table's memory mapping on Linux (`search/slots.rs`).
 #![deny(unsafe_code)]
 
 pub mod bench;

@@ -19,6 +19,7 @@ pub mod ordering;
 pub mod params;
 pub mod position;
 mod root;
+mod slots;
 mod threads;
 pub mod time;
 pub mod tt;

@@ -4,7 +4,7 @@
 //! two threads writing it at once fails its key check and is never used.
 
 use crate::types::Pos;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
 
 /// What a stored score says about the true value.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -17,11 +17,11 @@ pub enum Bound {
     Exact = 3,
 }
 
-/// One slot: the full key XOR the data, then the data: score (32 bits) |
-/// move (16: the cell in the low 15 bits, the PV flag in the top one) |
-/// depth (8) | flags (8: bound in 2 bits, age above). All zero is an
-/// empty slot.
-type Slot = [AtomicU64; 2];
+/// One slot ([`Slot`]): the full key XOR the data, then the data: score
+/// (32 bits) | move (16: the cell in the low 15 bits, the PV flag in the
+/// top one) | depth (8) | flags (8: bound in 2 bits, age above). All zero
+/// is an empty slot.
+use super::slots::{Slot, Slots};
 
 #[derive(Copy, Clone, Default)]
 struct Entry {
@@ -75,7 +75,7 @@ const NO_MOVE: u16 = MOVE_BITS;
 
 /// A fixed-size table; its size is chosen by the caller in bytes.
 pub struct TranspositionTable {
-    entries: Box<[Slot]>,
+    entries: Slots,
     mask: usize,
     age: AtomicU8,
     /// Made and not cleared since: some pages may not be written yet.
@@ -108,10 +108,13 @@ impl TranspositionTable {
 
     /// A table of at most `bytes` bytes (see [`Self::entries_for`]).
     pub fn new(bytes: usize) -> TranspositionTable {
-        let n = Self::entries_for(bytes);
+        Self::with_slots(Slots::new(Self::entries_for(bytes)))
+    }
+
+    fn with_slots(entries: Slots) -> TranspositionTable {
         TranspositionTable {
-            entries: (0..n).map(|_| Default::default()).collect(),
-            mask: n - 1,
+            mask: entries.len() - 1,
+            entries,
             age: AtomicU8::new(0),
             untouched: AtomicBool::new(true),
         }
@@ -137,11 +140,7 @@ impl TranspositionTable {
     /// be had (the allocation is tried first, so a refusal is an answer,
     /// not an abort).
     pub fn try_new(bytes: usize) -> Option<TranspositionTable> {
-        let n = Self::entries_for(bytes);
-        let mut probe: Vec<[u64; 2]> = Vec::new();
-        probe.try_reserve_exact(n).ok()?;
-        drop(probe);
-        Some(TranspositionTable::new(bytes))
+        Slots::try_new(Self::entries_for(bytes)).map(Self::with_slots)
     }
 
     /// The largest table of at most `bytes` bytes that can be had: halved
