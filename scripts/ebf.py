@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """How fast each engine's tree grows with depth (issue 66, item 5).
 
-    scripts/ebf.py BOOK [--first N] [--count 20] [--depth 12] [--ms 1000,5000] [--tengen BIN]
+    scripts/ebf.py BOOK [--first N] [--count 20] [--depth 12] [--ms 200,1000,5000] [--tengen BIN]
 
 On the first --count openings of BOOK (pos notation; freestyle 15x15):
 tengen (`analyze --depth D`, one thread) prints its nodes at each depth;
-Rapfi (../shared/sparring/rapfi, RAPFI=DIR elsewhere; the protocol, one
-turn of each --ms) prints the time at which it finished each depth. The
-effective branching factor over two plies is nodes(d+2)/nodes(d) for
-tengen (exact: nodes are deterministic, so load does not change them)
-and time(d+2)/time(d) for Rapfi (its iteration lines carry no node count;
-run it on an idle machine). Printed: per depth the median over the
-openings, and for Rapfi the depth reached at each turn time.
+then, for each turn time of --ms, both engines play one turn through the
+Gomocup protocol (one thread; Rapfi from ../shared/sparring/rapfi,
+RAPFI=DIR elsewhere): Rapfi's time at each depth it finished, tengen's
+depth reached and nodes (it reports only its last iteration when it
+moves). The effective branching factor over two plies is nodes(d+2)/nodes(d) for tengen's
+fixed-depth runs (exact: nodes are deterministic, so load does not
+change them) and time(d+2)/time(d) in the turns (Rapfi's iteration lines
+carry no node count; run it on an idle machine). Printed: per depth the
+median over the openings, and the median depth reached in each turn.
 """
 import argparse
 import os
@@ -22,6 +24,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RAPFI = os.environ.get("RAPFI", os.path.join(ROOT, "..", "shared", "sparring", "rapfi"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ttd  # noqa: E402  (the protocol turn of scripts/ttd.py)
 
 
 def openings(path, first, count):
@@ -83,7 +87,7 @@ def main():
     ap.add_argument("--first", type=int, default=1)
     ap.add_argument("--count", type=int, default=20)
     ap.add_argument("--depth", type=int, default=12)
-    ap.add_argument("--ms", default="1000,5000")
+    ap.add_argument("--ms", default="200,1000,5000")
     ap.add_argument("--tengen", default=os.path.join(ROOT, "target", "release", "pbrain-tengen"))
     a = ap.parse_args()
     rows = openings(a.book, a.first, a.count)
@@ -99,6 +103,17 @@ def main():
             print(f"rapfi {ms} ms {i + 1}/{len(rows)}", file=sys.stderr, flush=True)
         table(f"Rapfi, one {ms} ms turn, {len(rows)} openings", r, "ms")
         print(f"  depth reached at {ms} ms: median {statistics.median(max(x) for x in r if x)}")
+        depths, nodes = [], []
+        for i, o in enumerate(rows):
+            depth, _, n, _ = ttd.run_protocol(a.tengen, ("freestyle", 15, o), ms, 1)
+            depths.append(depth)
+            nodes.append(n)
+            print(f"tengen {ms} ms {i + 1}/{len(rows)}", file=sys.stderr, flush=True)
+        # tengen reports its last completed iteration when it moves, so
+        # its growth per depth is read from the fixed-depth runs above.
+        print(f"tengen, one {ms} ms turn, {len(rows)} openings: depth reached median "
+              f"{statistics.median(depths)} (from {min(depths)} to {max(depths)}), nodes median "
+              f"{statistics.median(nodes):.0f}")
 
 
 if __name__ == "__main__":
