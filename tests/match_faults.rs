@@ -101,7 +101,6 @@ fn an_engine_that_cannot_start_is_an_error_before_the_first_game() {
     let dies = d.join("dies");
     fs::write(&dies, "#!/usr/bin/env bash\nexit 1\n").unwrap();
     fs::set_permissions(&dies, fs::Permissions::from_mode(0o755)).unwrap();
-    let t = Instant::now();
     let out = sprt_match(&json, &format!("name=dies,cmd={}", dies.display()));
     let err = text(&out.stderr);
     assert!(!out.status.success(), "{err}");
@@ -111,7 +110,6 @@ fn an_engine_that_cannot_start_is_an_error_before_the_first_game() {
         "{}",
         text(&out.stdout)
     );
-    assert!(t.elapsed() < Duration::from_secs(60));
     assert_eq!(results(&json)["games"].as_array().unwrap().len(), 0);
 }
 
@@ -437,12 +435,11 @@ fn a_huge_game_count_is_refused_and_signals_stop_the_set_up() {
     let a = format!("name=a,cmd={BIN}");
     let b = format!("name=b,cmd={BIN}");
     for games in ["18446744073709551615", "100000000", "1000001"] {
-        let t = Instant::now();
         let out = run(&["--engine", &a, "--engine", &b, "--games", games]);
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{games}: {err}");
         assert!(err.contains("more than the 1000000 games"), "{err}");
-        assert!(t.elapsed() < Duration::from_secs(10), "{games}");
+        assert!(text(&out.stdout).is_empty(), "{games}: no game begun");
     }
     let d = scratch("setup-signal");
     let fifo = d.join("book");
@@ -468,8 +465,10 @@ fn a_huge_game_count_is_refused_and_signals_stop_the_set_up() {
             if let Some(s) = child.try_wait().unwrap() {
                 break s;
             }
+            // A hang guard: without the signal's handling the set-up
+            // waits on the FIFO for ever.
             assert!(
-                start.elapsed() < Duration::from_secs(10),
+                start.elapsed() < Duration::from_secs(60),
                 "{signal} ignored"
             );
             std::thread::sleep(Duration::from_millis(20));
@@ -555,12 +554,15 @@ fn records_go_through_links_into_devices_and_never_over_a_directory() {
         .file_type()
         .is_char_device());
     // A directory: refused before any game.
-    let t = Instant::now();
     let out = tengen_vs(&other, "2", &d, &["--nodes", "300"]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("not a regular file"), "{err}");
-    assert!(t.elapsed() < Duration::from_secs(5));
+    assert!(
+        text(&out.stdout).is_empty(),
+        "no game begun: {}",
+        text(&out.stdout)
+    );
 }
 
 /// Issue 65, item 7: two runners on one `--json` would each rewrite it

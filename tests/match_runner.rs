@@ -169,15 +169,11 @@ fn faulty_engines_lose_with_the_right_reason() {
     for (name, on_move, reason) in cases {
         let engine = script_engine(&d, name, on_move);
         let json = d.join(format!("{name}.json"));
-        let (ok, out, err, took) = two_games_against(&engine, &json, &["--tolerance", "200"]);
+        let (ok, out, err, _) = two_games_against(&engine, &json, &["--tolerance", "200"]);
         assert!(ok, "{name}: {err}");
         assert!(out.contains("+2 -0 =0"), "{name}: {out}");
         let j = fs::read_to_string(&json).unwrap();
         assert_eq!(j.matches(reason).count(), 2, "{name}: {j}");
-        assert!(
-            took < Duration::from_secs(20),
-            "{name}: the runner took {took:?}"
-        );
     }
 }
 
