@@ -3,7 +3,7 @@
 the engine's own front doors: `analyze` (a process per search) and the
 Gomocup protocol (one engine process, `INFO thread_num`, a turn time).
 
-  scripts/ttd.py analyze  [--engine BIN] [--depth 13] [--threads 1,2]
+  scripts/ttd.py analyze  [--engine BIN] [--depth 13] [--threads 1,2] [--repeat 1]
   scripts/ttd.py protocol [--engine BIN] [--turn 1000] [--threads 1,2]
 
 Positions: openings/ttd_positions.txt (the ones `bench --ttd` searches).
@@ -15,7 +15,11 @@ that one thread searched to the full depth) and the total-time ratio.
 `protocol` gives each position one turn of `--turn` ms on a fresh engine
 and prints the depth reached and the nodes of all threads from the last
 MESSAGE line; then per thread count the mean depth and the median node
-ratio against one thread. Nothing else runs while it measures, or the
+ratio against one thread. `--repeat R` (analyze) searches each position R
+times on each thread count and keeps the run of median time: a parallel
+search's time to a depth varies from run to run (a thread may find a
+forced win one run and not the next), and so does the machine's. Nothing
+else runs while it measures, or the
 figures mean nothing (2 cores: compare within one run).
 """
 
@@ -104,6 +108,7 @@ def main():
     ap.add_argument("--turn", type=int, default=1000, help="protocol: ms a turn")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--limit", type=int, default=0, help="only the first N positions")
+    ap.add_argument("--repeat", type=int, default=1, help="analyze: runs a position, the median kept")
     a = ap.parse_args()
     counts = [int(t) for t in a.threads.split(",")]
     if counts[0] != 1:
@@ -115,7 +120,12 @@ def main():
     for i, p in enumerate(pos):
         row = []
         for t in counts:
-            r = run_analyze(a.engine, p, a.depth, t) if a.mode == "analyze" else run_protocol(a.engine, p, a.turn, t)
+            if a.mode == "analyze":
+                runs = sorted((run_analyze(a.engine, p, a.depth, t) for _ in range(max(a.repeat, 1))),
+                              key=lambda x: x[1])
+                r = runs[len(runs) // 2]
+            else:
+                r = run_protocol(a.engine, p, a.turn, t)
             res[t].append(r)
             row.append(f"{t}t depth {r[0]:2} {r[1]:6} ms {r[2]:10} nodes")
         print(f"{i + 1:2} {p[0]:9} {p[1]}x{p[1]} {p[2]:16} " + "  ".join(row), flush=True)
@@ -126,7 +136,8 @@ def main():
             ratios = sorted(base[i][1] / max(res[t][i][1], 1) for i in full)
             total = sum(r[1] for r in base) / max(sum(r[1] for r in res[t]), 1)
             med = statistics.median(ratios) if ratios else 0
-            print(f"analyze depth {a.depth}, {t} threads against 1: median speed-up {med:.2f} over "
+            print(f"analyze depth {a.depth}{f' (median of {a.repeat} runs)' if a.repeat > 1 else ''}, "
+                  f"{t} threads against 1: median speed-up {med:.2f} over "
                   f"{len(ratios)} positions, {total:.2f} in total time; nodes {sum(r[2] for r in res[t])} "
                   f"against {sum(r[2] for r in base)}")
         else:
