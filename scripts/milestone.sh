@@ -14,7 +14,7 @@
 # FIRST (the first opening of the held-out part to play, from 1; 1),
 # BOOK (tengen: tengen's own held-out part; rapfi: the held-out part of
 # the book Rapfi's opengen balanced, where the rule and board have one
-# cut: openings/rapfi_opengen_{f15,s15,r15}_holdout today; tengen),
+# cut: openings/rapfi_opengen_{f15,f20,s15,r15}_holdout today; tengen),
 # SPARRING (../shared/sparring), OUT (a new temporary folder).
 # Prints one score line per partner, with the games that ended otherwise
 # than by five or a draw (a loss on time, a crash, an illegal move), and

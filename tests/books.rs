@@ -24,6 +24,7 @@ fn the_generated_books_load_whole_and_their_parts_are_disjoint() {
     // Rapfi's books: a tuning part of 2000 and at least 500 held out.
     let rapfi = [
         ("f15", Rule::Freestyle, 15),
+        ("f20", Rule::Freestyle, 20),
         ("s15", Rule::Standard, 15),
         ("r15", Rule::Renju, 15),
     ];
