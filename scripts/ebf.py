@@ -9,11 +9,12 @@ then, for each turn time of --ms, both engines play one turn through the
 Gomocup protocol (one thread; Rapfi from ../shared/sparring/rapfi,
 RAPFI=DIR elsewhere): Rapfi's time at each depth it finished, tengen's
 depth reached and nodes (it reports only its last iteration when it
-moves). The effective branching factor over two plies is nodes(d+2)/nodes(d) for tengen's
-fixed-depth runs (exact: nodes are deterministic, so load does not
-change them) and time(d+2)/time(d) in the turns (Rapfi's iteration lines
-carry no node count; run it on an idle machine). Printed: per depth the
-median over the openings, and the median depth reached in each turn.
+moves). The effective branching factor over two plies is
+nodes(d+2)/nodes(d) for tengen's fixed-depth runs (exact: nodes are
+deterministic, so load does not change them) and time(d+2)/time(d) in
+Rapfi's turns (its iteration lines carry no node count; run it on an idle
+machine). Printed: per depth the median over the openings, and the
+median depth reached in each turn.
 """
 import argparse
 import os

@@ -11,7 +11,10 @@
 use std::ops::Deref;
 use std::sync::atomic::AtomicU64;
 
-/// One slot of the table (see `tt.rs`).
+/// One slot of the table: the full key XOR the data, then the data:
+/// score (32 bits) | move (16: the cell in the low 15 bits, the PV flag in
+/// the top one) | depth (8) | flags (8: bound in 2 bits, age above). All
+/// zero is an empty slot.
 pub(super) type Slot = [AtomicU64; 2];
 
 /// `len` zeroed slots.
@@ -24,28 +27,32 @@ pub(super) enum Slots {
 impl Slots {
     /// `len` empty slots (an allocation that fails aborts, as a `Box`'s).
     pub(super) fn new(len: usize) -> Slots {
-        #[cfg(target_os = "linux")]
-        if len.saturating_mul(std::mem::size_of::<Slot>()) >= huge::HUGE_PAGE {
-            if let Some(m) = huge::Mapping::new(len) {
-                return Slots::Mapped(m);
-            }
-        }
-        Slots::Boxed((0..len).map(|_| Default::default()).collect())
+        Self::mapped(len).unwrap_or_else(|| Self::boxed(len))
     }
 
     /// `len` empty slots, or `None` when the memory cannot be had (tried
     /// first, so a refusal is an answer, not an abort).
     pub(super) fn try_new(len: usize) -> Option<Slots> {
+        Self::mapped(len).or_else(|| {
+            let mut probe: Vec<Slot> = Vec::new();
+            probe.try_reserve_exact(len).ok()?;
+            drop(probe);
+            Some(Self::boxed(len))
+        })
+    }
+
+    /// A huge-page mapping, for a table of at least one huge page on Linux.
+    fn mapped(len: usize) -> Option<Slots> {
         #[cfg(target_os = "linux")]
         if len.saturating_mul(std::mem::size_of::<Slot>()) >= huge::HUGE_PAGE {
-            if let Some(m) = huge::Mapping::new(len) {
-                return Some(Slots::Mapped(m));
-            }
+            return huge::Mapping::new(len).map(Slots::Mapped);
         }
-        let mut probe: Vec<Slot> = Vec::new();
-        probe.try_reserve_exact(len).ok()?;
-        drop(probe);
-        Some(Slots::Boxed((0..len).map(|_| Default::default()).collect()))
+        let _ = len;
+        None
+    }
+
+    fn boxed(len: usize) -> Slots {
+        Slots::Boxed((0..len).map(|_| Default::default()).collect())
     }
 }
 

@@ -17,10 +17,7 @@ pub enum Bound {
     Exact = 3,
 }
 
-/// One slot ([`Slot`]): the full key XOR the data, then the data: score
-/// (32 bits) | move (16: the cell in the low 15 bits, the PV flag in the
-/// top one) | depth (8) | flags (8: bound in 2 bits, age above). All zero
-/// is an empty slot.
+// A slot's layout: `super::slots::Slot`.
 use super::slots::{Slot, Slots};
 
 #[derive(Copy, Clone, Default)]
