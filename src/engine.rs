@@ -364,13 +364,11 @@ impl Engine {
         })
     }
 
-    /// Several threads search best on a table whose pages are all had
-    /// (see [`TranspositionTable::warm`]): written when it is fitted, not
-    /// in a move's time.
+    /// A search runs best on a table whose pages are all had (see
+    /// [`TranspositionTable::warm`]): written when it is fitted, not in a
+    /// move's time.
     fn warm_table(&self) {
-        if self.options.threads > 1 {
-            self.searcher.tt.warm();
-        }
+        self.searcher.tt.warm();
     }
 
     /// [`Engine::fit_table`] where no one is told: the note goes to the log.

@@ -89,6 +89,9 @@ pub fn run_analyze(a: AnalyzeArgs, setup: Setup) -> ExitCode {
     }
     let mut searcher = Searcher::with_eval(params, setup.eval, bytes.unwrap_or(1 << 20));
     searcher.threads = threads;
+    // The table's pages are had before the clock starts, as the protocol
+    // has them before a move (see `TranspositionTable::warm`).
+    searcher.tt.warm();
     let result = searcher.search(&mut board, &limits, |info| outln!("{info}"));
     match result.best {
         Some(p) => outln!(

@@ -229,6 +229,8 @@ impl Searcher {
         self.eval.attach(board);
         let threads = self.threads.clamp(1, MAX_THREADS);
         let mut r = if threads > 1 {
+            // Where the table's maker did not warm it already (a no-op
+            // then): a page first written under two threads costs both.
             self.tt.warm();
             self.with_helpers(board, threads, |s, b| s.search_main(b, &mut report))
         } else {

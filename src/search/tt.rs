@@ -121,12 +121,20 @@ impl TranspositionTable {
     pub const WARM_BYTES: usize = 256 << 20;
 
     /// Writes a table not written in full since it was made, so that
-    /// every page is the process's before a parallel search: a page first
-    /// written during one costs the other threads' cores a TLB flush each
-    /// (on a 2-core virtual machine, enough to make two threads slower
-    /// than one for the first second). Tables above [`Self::WARM_BYTES`]
-    /// are left to get their pages as searches write them (about a second
-    /// a GiB to write here). One thread needs none of it.
+    /// every page is the process's before a search needs it. Done where a
+    /// table is made or fitted (the protocol's `max_memory`, `analyze`,
+    /// the board's searchers), off any move's clock, whatever the number
+    /// of threads:
+    /// - a page first written during a parallel search costs the other
+    ///   threads' cores a TLB flush each (on a 2-core virtual machine,
+    ///   enough to make two threads slower than one for the first second);
+    /// - on a virtual machine a huge page the host has not yet backed
+    ///   costs about 5 ms to fault in (measured here: 32 such pages of a
+    ///   64 MiB table took 3 ms in one run, 184 ms in the next), which a
+    ///   first search of one thread paid inside its time.
+    ///
+    /// Tables above [`Self::WARM_BYTES`] are left to get their pages as
+    /// searches write them (about a second a GiB to write here).
     pub fn warm(&self) {
         if self.untouched.load(Relaxed) && self.bytes() <= Self::WARM_BYTES {
             self.clear();

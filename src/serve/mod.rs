@@ -150,9 +150,7 @@ impl Shared {
                     let mut searcher = Searcher::with_eval(params, eval, 0);
                     searcher.tt = tt;
                     searcher.threads = threads;
-                    if threads > 1 {
-                        searcher.tt.warm();
-                    }
+                    searcher.tt.warm();
                     let stop = searcher.stop_flag();
                     if made_tx.send(stop.clone()).is_err() {
                         return;
