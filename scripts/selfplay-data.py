@@ -47,7 +47,8 @@ NODES = 20000
 TAGS = {
     "f15": ("freestyle", 15, ["openings/rapfi_opengen_f15_tune.pos.txt",
                               "openings/tengen_opengen_f15_tune.pos.txt"]),
-    "f20": ("freestyle", 20, ["openings/tengen_opengen_f20_tune.pos.txt"]),
+    "f20": ("freestyle", 20, ["openings/rapfi_opengen_f20_tune.pos.txt",
+                              "openings/tengen_opengen_f20_tune.pos.txt"]),
     "s15": ("standard", 15, ["openings/rapfi_opengen_s15_tune.pos.txt",
                              "openings/tengen_opengen_s15_tune.pos.txt"]),
     "r15": ("renju", 15, ["openings/rapfi_opengen_r15_tune.pos.txt",
