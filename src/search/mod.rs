@@ -115,6 +115,9 @@ pub struct Searcher {
     root_moves: usize,
     /// The threat solver, for wins and losses by threats at the root.
     solver: crate::solver::Solver,
+    /// The helper threads of a parallel search, kept between searches
+    /// (none until the first one).
+    pool: Option<threads::Pool>,
 }
 
 impl std::fmt::Debug for Searcher {
@@ -176,6 +179,7 @@ impl Searcher {
             last_score: None,
             root_moves: 0,
             solver,
+            pool: None,
         }
     }
 
@@ -194,6 +198,8 @@ impl Searcher {
         self.history.iter_mut().for_each(|h| h.fill(0));
         self.last_score = None;
         self.solver.clear();
+        // The helpers' own memory goes with them: new ones next time.
+        self.pool = None;
     }
 
     /// Nodes searched so far in the current or last search, by every

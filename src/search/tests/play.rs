@@ -345,6 +345,38 @@ fn a_parallel_search_plays_legal_moves_counts_every_thread_and_stops() {
 }
 
 #[test]
+fn helper_threads_are_kept_between_searches_and_go_with_a_clear() {
+    let helpers = |s: &Searcher| s.pool.as_ref().map(|p| p.helpers());
+    let mut s = Searcher::new(Params::default(), 1 << 20);
+    let mut board = position_from_moves(15, Rule::Freestyle, "h8i9h9i8g7j10").unwrap();
+    let before: Vec<Pos> = board.moves().map(|(p, _)| p).collect();
+    assert_eq!(helpers(&s), None, "no helper before a parallel search");
+    s.search(&mut board, &Limits::depth(4), |_| {});
+    assert_eq!(helpers(&s), None, "one thread makes none");
+    s.threads = 3;
+    let first = s.search(&mut board, &Limits::depth(6), |_| {});
+    assert_eq!(helpers(&s), Some(2));
+    // The same helpers search again (a searcher keeps its history, so a
+    // second search of the same depth finds a move too).
+    let again = s.search(&mut board, &Limits::depth(6), |_| {});
+    assert_eq!(helpers(&s), Some(2));
+    assert!(first.best.is_some() && again.best.is_some());
+    assert_eq!(again.nodes, s.nodes(), "every thread's nodes counted");
+    s.threads = 2;
+    s.search(&mut board, &Limits::nodes(5_000), |_| {});
+    assert_eq!(helpers(&s), Some(1), "fewer threads, fewer helpers");
+    s.clear();
+    assert_eq!(helpers(&s), None, "a clear ends them");
+    s.search(&mut board, &Limits::depth(4), |_| {});
+    assert_eq!(helpers(&s), Some(1));
+    let after: Vec<Pos> = board.moves().map(|(p, _)| p).collect();
+    assert_eq!(before, after, "the board is left as it was");
+    // Dropping the searcher joins its helpers (a hang here would fail the
+    // test by its harness).
+    drop(s);
+}
+
+#[test]
 fn a_search_with_a_network_leaves_its_sums_right() {
     // The threat searches and the solver pause the network's sums; after
     // a search the board is as it was, its sums included.
