@@ -311,3 +311,78 @@ fn selfplay_resumes_a_stopped_run_to_the_bytes_of_an_unbroken_one() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn label(dir: &Path, out: &str, extra: &[&str]) -> Output {
+    Command::new(bin())
+        .arg("label")
+        .args(["--data", "games.bin", "--out", out])
+        .args(["--every", "2", "--nodes", "300"])
+        .args(extra)
+        .current_dir(dir)
+        .env_remove("TENGEN_PARAMS")
+        .env_remove("TENGEN_WEIGHTS")
+        .env_remove("TENGEN_NET")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn label_writes_as_it_goes_and_resumes_to_the_text_of_an_unbroken_run() {
+    let dir = temp("label");
+    let o = selfplay(&dir, "games.bin", 4, &[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = label(&dir, "whole.txt", &["--threads", "2"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let whole = std::fs::read_to_string(dir.join("whole.txt")).unwrap();
+    let lines: Vec<&str> = whole.lines().collect();
+    assert!(lines[0].starts_with("# tengen labels: --every 2 --offset 0 --nodes 300"));
+    let labelled = lines[1..].iter().filter(|l| !l.starts_with('#')).count();
+    assert!(labelled > 10, "{whole}");
+    // Stopped with a third of the positions written and the next line cut
+    // off: resumed, the file is what the unbroken run wrote.
+    let k = lines.len() / 3;
+    let mut cut = lines[..k].join("\n") + "\n";
+    cut.push_str(&lines[k][..lines[k].len() / 2]);
+    std::fs::write(dir.join("cut.txt"), &cut).unwrap();
+    let o = label(&dir, "cut.txt", &["--resume", "--threads", "1"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains(&format!(
+            "label: {} of {} positions already",
+            k - 1,
+            lines.len() - 1
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(dir.join("cut.txt")).unwrap(), whole);
+    // Another command's file: refused, left as it was.
+    let other = whole.replacen("--every 2", "--every 3", 1);
+    std::fs::write(dir.join("other.txt"), &other).unwrap();
+    let o = label(&dir, "other.txt", &["--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("not written by this command"));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("other.txt")).unwrap(),
+        other
+    );
+    // The move-ordering fit reads the file, its comment lines skipped.
+    let o = Command::new(bin())
+        .args([
+            "tune",
+            "--policy",
+            "whole.txt",
+            "--epochs",
+            "1",
+            "--out",
+            "w.txt",
+        ])
+        .current_dir(&dir)
+        .env_remove("TENGEN_PARAMS")
+        .env_remove("TENGEN_WEIGHTS")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(dir.join("w.txt").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -147,6 +147,10 @@ pub struct LabelArgs {
     /// Searches run at once.
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// Go on with the file `--out`, written by a stopped run of the same
+    /// command: its positions are kept and the rest labelled after them.
+    #[arg(long)]
+    resume: bool,
 }
 
 #[derive(Args)]
@@ -433,6 +437,41 @@ pub fn run_opengen(a: OpengenArgs, setup: Setup) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The first line of a labels file: what made it (a resumed run must be
+/// the same command).
+fn label_header(a: &LabelArgs) -> String {
+    let data: Vec<String> = a.data.iter().map(|p| p.display().to_string()).collect();
+    format!(
+        "# tengen labels: --every {} --offset {} --nodes {} --data {}",
+        a.every,
+        a.offset,
+        a.nodes,
+        data.join(" ")
+    )
+}
+
+/// A line for a position that got no label (a threat to answer): every
+/// position has one line, so a resumed run knows where to go on.
+const NO_LABEL: &str = "# no label";
+
+/// How many positions a labels file already holds, checking that it was
+/// written by this command; a last line cut off by a stop is dropped.
+fn labels_done(path: &Path, header: &str) -> Result<(usize, u64), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let whole = match text.rfind('\n') {
+        Some(i) => &text[..=i],
+        None => "",
+    };
+    let mut lines = whole.lines();
+    if lines.next() != Some(header) {
+        return Err(format!(
+            "{}: not written by this command (its first line should be '{header}')",
+            path.display()
+        ));
+    }
+    Ok((lines.count(), whole.len() as u64))
+}
+
 pub fn run_label(a: LabelArgs, setup: Setup) -> ExitCode {
     if a.every == 0 || a.offset >= a.every || a.nodes == 0 || a.threads == 0 {
         return fail("--every, --nodes and --threads must be positive, --offset below --every");
@@ -449,8 +488,53 @@ pub fn run_label(a: LabelArgs, setup: Setup) -> ExitCode {
         params: setup.params,
         eval: setup.eval,
     };
+    let header = label_header(&a);
+    let (skip, keep) = if a.resume && a.out.exists() {
+        match labels_done(&a.out, &header) {
+            Ok(d) => d,
+            Err(e) => return fail(e),
+        }
+    } else {
+        (0, 0)
+    };
+    let total = tengen::learn::policy::label_jobs(&games, &cfg).len();
+    if skip > total {
+        return fail(format!(
+            "{}: {skip} positions, more than the {total} of this command",
+            a.out.display()
+        ));
+    }
+    // A resumed file loses only a last line cut off by the stop.
+    let opened = if keep > 0 {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&a.out)
+            .and_then(|f| f.set_len(keep).map(|_| f))
+    } else {
+        std::fs::File::create(&a.out).and_then(|mut f| writeln!(f, "{header}").map(|_| f))
+    };
+    let mut file = match opened {
+        Ok(f) => std::io::BufWriter::new(f),
+        Err(e) => return fail(format!("cannot write {}: {e}", a.out.display())),
+    };
+    if skip > 0 {
+        eprintln!(
+            "label: {skip} of {total} positions already in {}",
+            a.out.display()
+        );
+    }
     let start = Instant::now();
-    let labels = label_games(&games, &cfg, |done, total| {
+    let mut failed: Option<std::io::Error> = None;
+    let labels = label_games(&games, &cfg, skip, |k, total, label| {
+        // Each position's line is on disk once it is handed on: a stop
+        // loses only the positions under search.
+        let line = label
+            .map(|l| l.to_line())
+            .unwrap_or_else(|| NO_LABEL.into());
+        if failed.is_none() {
+            failed = writeln!(file, "{line}").and_then(|_| file.flush()).err();
+        }
+        let done = k + 1;
         if done % 1000 == 0 || done == total {
             eprintln!(
                 "label: {done}/{total} positions, {:.0} s",
@@ -458,8 +542,7 @@ pub fn run_label(a: LabelArgs, setup: Setup) -> ExitCode {
             );
         }
     });
-    let text: String = labels.iter().map(|l| l.to_line() + "\n").collect();
-    if let Err(e) = std::fs::File::create(&a.out).and_then(|mut f| f.write_all(text.as_bytes())) {
+    if let Some(e) = failed {
         return fail(format!("cannot write {}: {e}", a.out.display()));
     }
     outln!(
@@ -482,6 +565,10 @@ fn run_tune_policy(a: &TuneArgs, rule: Rule, start: Weights, params: &Params) ->
             Err(e) => return fail(format!("{}: {e}", path.display())),
         };
         for (i, line) in text.lines().enumerate() {
+            // The header and the positions that got no label.
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
             let label = match Label::parse(line) {
                 Ok(l) => l,
                 Err(e) => return fail(format!("{} line {}: {e}", path.display(), i + 1)),

@@ -358,19 +358,14 @@ impl Label {
     }
 }
 
-/// Labels self-play positions with the move a search that keeps every
-/// candidate at its root chooses: every `cfg.every`-th position after the
-/// games' openings in which the side to move has no threat to answer.
-/// The result does not depend on the thread count.
-pub fn label_games(
+/// The positions [`label_games`] labels, in its order: (game, ply) of
+/// every `cfg.every`-th position after the games' openings, from the
+/// `cfg.offset`-th on. A position may still get no label (a threat to
+/// answer, an odd board).
+pub fn label_jobs(
     games: &[crate::learn::data::GameRecord],
     cfg: &LabelConfig,
-    mut progress: impl FnMut(usize, usize) + Send,
-) -> Vec<Label> {
-    use crate::movegen::{generate, NodeKind};
-    use crate::search::{Limits, Searcher};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
+) -> Vec<(usize, usize)> {
     let mut jobs = Vec::new();
     let mut n = 0usize;
     for (g, rec) in games.iter().enumerate() {
@@ -381,10 +376,45 @@ pub fn label_games(
             n += 1;
         }
     }
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Label>>> = Mutex::new(vec![None; jobs.len()]);
-    let done = AtomicUsize::new(0);
-    let progress = Mutex::new(&mut progress);
+    jobs
+}
+
+/// Labels self-play positions with the move a search that keeps every
+/// candidate at its root chooses: the positions of [`label_jobs`] from
+/// the `skip`-th on, those in which the side to move has no threat to
+/// answer. `done(k, total, label)` is called for each position in order
+/// (k from `skip`, `label` `None` where it got none), so a caller can
+/// write them as they come and a later run go on from where this one
+/// stopped. Returns the labels. The result does not depend on the thread
+/// count.
+pub fn label_games(
+    games: &[crate::learn::data::GameRecord],
+    cfg: &LabelConfig,
+    skip: usize,
+    mut done: impl FnMut(usize, usize, Option<&Label>) + Send,
+) -> Vec<Label> {
+    use crate::movegen::{generate, NodeKind};
+    use crate::search::{Limits, Searcher};
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let jobs = label_jobs(games, cfg);
+    let total = jobs.len();
+    let next = AtomicUsize::new(skip);
+    // Finished positions wait here until every earlier one is finished:
+    // (the next to hand on, those waiting, the labels handed on).
+    struct Out<F> {
+        next: usize,
+        waiting: BTreeMap<usize, Option<Label>>,
+        labels: Vec<Label>,
+        done: F,
+    }
+    let out = Mutex::new(Out {
+        next: skip,
+        waiting: BTreeMap::new(),
+        labels: Vec::new(),
+        done: &mut done,
+    });
     std::thread::scope(|s| {
         for _ in 0..cfg.threads.max(1) {
             s.spawn(|| {
@@ -427,19 +457,22 @@ pub fn label_games(
                             best: r.best?,
                         })
                     })();
-                    results.lock().unwrap()[k] = label;
-                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    (progress.lock().unwrap())(d, jobs.len());
+                    let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
+                    o.waiting.insert(k, label);
+                    loop {
+                        let at = o.next;
+                        let Some(l) = o.waiting.remove(&at) else {
+                            break;
+                        };
+                        (o.done)(at, total, l.as_ref());
+                        o.labels.extend(l);
+                        o.next += 1;
+                    }
                 }
             });
         }
     });
-    results
-        .into_inner()
-        .unwrap()
-        .into_iter()
-        .flatten()
-        .collect()
+    out.into_inner().unwrap_or_else(|e| e.into_inner()).labels
 }
 
 #[cfg(test)]
@@ -461,10 +494,24 @@ mod tests {
             threads,
             ..LabelConfig::default()
         };
-        let one = label_games(&games, &cfg(1), |_, _| {});
-        let two = label_games(&games, &cfg(2), |_, _| {});
+        let one = label_games(&games, &cfg(1), 0, |_, _, _| {});
+        let mut order = Vec::new();
+        let two = label_games(&games, &cfg(2), 0, |k, _, l| order.push((k, l.cloned())));
         assert!(one.len() > 20, "{} labels", one.len());
         assert_eq!(one, two);
+        // Handed on in order, every position once, labelled or not.
+        let jobs = label_jobs(&games, &cfg(2)).len();
+        assert_eq!(
+            order.iter().map(|o| o.0).collect::<Vec<_>>(),
+            (0..jobs).collect::<Vec<_>>()
+        );
+        let handed: Vec<Label> = order.iter().filter_map(|o| o.1.clone()).collect();
+        assert_eq!(handed, one);
+        // A run that skips the first positions labels the rest the same.
+        let k = jobs / 2;
+        let before = order[..k].iter().filter(|o| o.1.is_some()).count();
+        let rest = label_games(&games, &cfg(2), k, |_, _, _| {});
+        assert_eq!(rest[..], one[before..]);
         for l in &one {
             assert_eq!(Label::parse(&l.to_line()).unwrap(), *l);
             // Each label is a legal move of a position nobody has won.
@@ -496,7 +543,8 @@ mod tests {
                 nodes: 800,
                 ..LabelConfig::default()
             },
-            |_, _| {},
+            0,
+            |_, _, _| {},
         );
         let mut set = PolicySet::default();
         for l in &labels {
