@@ -230,31 +230,38 @@ impl fmt::Debug for Net {
     }
 }
 
-/// The freestyle network's file.
-const FREESTYLE_NET: &str = include_str!("../weights/freestyle-net.txt");
+/// The network files compiled in: freestyle's, fitted on the self-play
+/// data kept in `data/selfplay/` (2026-12-02), and the first one (fitted
+/// on 2026-11-25 on games since lost), which standard, renju and caro
+/// play until the newer one passes its test in each.
+const FILES: [&str; 2] = [
+    include_str!("../weights/freestyle-net.txt"),
+    include_str!("../weights/freestyle-net-1.txt"),
+];
 
 /// The networks compiled into the engine: the rule each plays, the rule
-/// its file names, and the file (a rule without one is evaluated by its
-/// tables alone). Each was fitted on top of its file's rule's shipped
-/// tables: a change to the tables asks for a new fit. A rule may play
-/// another rule's file, added to its own tables, where an SPRT showed it
-/// pays (standard, renju and caro play freestyle's: docs/strength.md;
-/// two networks fitted to renju's own games played worse than its tables).
-const SHIPPED: &[(Rule, Rule, &str)] = &[
-    (Rule::Freestyle, Rule::Freestyle, FREESTYLE_NET),
-    (Rule::Standard, Rule::Freestyle, FREESTYLE_NET),
-    (Rule::Renju, Rule::Freestyle, FREESTYLE_NET),
-    (Rule::Caro, Rule::Freestyle, FREESTYLE_NET),
+/// its file names, and the file (its index in [`FILES`]; a rule without
+/// one is evaluated by its tables alone). Each was fitted on top of its
+/// file's rule's shipped tables: a change to the tables asks for a new
+/// fit. A rule may play another rule's file, added to its own tables,
+/// where an SPRT showed it pays (standard, renju and caro play a
+/// freestyle file: docs/strength.md; two networks fitted to renju's own
+/// games played worse than its tables).
+const SHIPPED: &[(Rule, Rule, usize)] = &[
+    (Rule::Freestyle, Rule::Freestyle, 0),
+    (Rule::Standard, Rule::Freestyle, 1),
+    (Rule::Renju, Rule::Freestyle, 1),
+    (Rule::Caro, Rule::Freestyle, 1),
 ];
 impl Net {
     /// The network compiled in for `rule`, if there is one.
     pub fn shipped(rule: Rule) -> Option<Result<Net, WeightsError>> {
-        let (_, from, text) = SHIPPED.iter().find(|(r, _, _)| *r == rule)?;
-        // A file lent to several rules is read once (one file a rule
-        // fitted for); each rule gets a copy, its vectors shared.
-        static PARSED: [OnceLock<Result<Net, WeightsError>>; Rule::ALL.len()] =
-            [const { OnceLock::new() }; Rule::ALL.len()];
-        let parsed = PARSED[from.index()].get_or_init(|| Net::parse(text));
+        let (_, from, file) = SHIPPED.iter().find(|(r, _, _)| *r == rule)?;
+        // A file lent to several rules is read once; each rule gets a
+        // copy, its vectors shared.
+        static PARSED: [OnceLock<Result<Net, WeightsError>>; FILES.len()] =
+            [const { OnceLock::new() }; FILES.len()];
+        let parsed = PARSED[*file].get_or_init(|| Net::parse(FILES[*file]));
         Some(
             parsed
                 .clone()
