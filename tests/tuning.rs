@@ -245,12 +245,21 @@ fn selfplay(dir: &Path, out: &str, games: usize, extra: &[&str]) -> Output {
     } else {
         &["--size", "9"][..]
     };
+    let games = games.to_string();
+    let mut args = vec!["selfplay"];
+    args.extend(size);
+    args.extend([
+        "--nodes", "300", "--seed", "7", "--out", out, "--games", &games,
+    ]);
+    args.extend(extra);
+    tengen(dir, &args)
+}
+
+/// The binary with `args`, run in `dir` with the shipped evaluation and
+/// search constants (no `TENGEN_*` override from the caller's shell).
+fn tengen(dir: &Path, args: &[&str]) -> Output {
     Command::new(bin())
-        .arg("selfplay")
-        .args(size)
-        .args(["--nodes", "300", "--seed", "7", "--out", out])
-        .args(["--games", &games.to_string()])
-        .args(extra)
+        .args(args)
         .current_dir(dir)
         .env_remove("TENGEN_PARAMS")
         .env_remove("TENGEN_WEIGHTS")
@@ -313,17 +322,10 @@ fn selfplay_resumes_a_stopped_run_to_the_bytes_of_an_unbroken_one() {
 }
 
 fn label(dir: &Path, out: &str, extra: &[&str]) -> Output {
-    Command::new(bin())
-        .arg("label")
-        .args(["--data", "games.bin", "--out", out])
-        .args(["--every", "2", "--nodes", "300"])
-        .args(extra)
-        .current_dir(dir)
-        .env_remove("TENGEN_PARAMS")
-        .env_remove("TENGEN_WEIGHTS")
-        .env_remove("TENGEN_NET")
-        .output()
-        .unwrap()
+    let mut args = vec!["label", "--data", "games.bin", "--out", out];
+    args.extend(["--every", "2", "--nodes", "300"]);
+    args.extend(extra);
+    tengen(dir, &args)
 }
 
 #[test]
@@ -367,8 +369,9 @@ fn label_writes_as_it_goes_and_resumes_to_the_text_of_an_unbroken_run() {
         other
     );
     // The move-ordering fit reads the file, its comment lines skipped.
-    let o = Command::new(bin())
-        .args([
+    let o = tengen(
+        &dir,
+        &[
             "tune",
             "--policy",
             "whole.txt",
@@ -376,12 +379,8 @@ fn label_writes_as_it_goes_and_resumes_to_the_text_of_an_unbroken_run() {
             "1",
             "--out",
             "w.txt",
-        ])
-        .current_dir(&dir)
-        .env_remove("TENGEN_PARAMS")
-        .env_remove("TENGEN_WEIGHTS")
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(dir.join("w.txt").exists());
     let _ = std::fs::remove_dir_all(&dir);
