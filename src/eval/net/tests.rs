@@ -117,7 +117,10 @@ fn shipped_networks_read_and_fit_their_tables() {
         let rules: Vec<Rule> = SHIPPED.iter().filter(|s| s.2 == i).map(|s| s.1).collect();
         assert!(!rules.is_empty(), "file {i} is played by no rule");
         let named = Net::parse(text).unwrap().rule;
-        assert!(rules.iter().all(|&r| r == named), "file {i}: {named} or {rules:?}");
+        assert!(
+            rules.iter().all(|&r| r == named),
+            "file {i}: {named} or {rules:?}"
+        );
     }
     let e = Evaluator::shipped();
     for rule in Rule::ALL {
