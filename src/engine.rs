@@ -337,24 +337,41 @@ impl Engine {
         self.searcher.clear();
     }
 
-    /// Resizes the table to fit `max_memory` when it changed. Done before
-    /// searching, and by the protocol as soon as the limit is known, so the
-    /// allocation is not charged to a move.
+    /// Fits the table to `max_memory` at a game's start (the protocol's
+    /// START, answered once it is done, so no move pays for it): resized
+    /// when the limit asks for another size, and written in full (see
+    /// [`TranspositionTable::warm`]) so that no search faults its pages in.
+    pub fn fit_table_for_game(&mut self) -> Option<String> {
+        let note = self.resize_table(true);
+        self.searcher.tt.warm();
+        note
+    }
+
+    /// Fits the table to `max_memory` within a game (an `INFO` setting,
+    /// or before a search): a smaller limit shrinks it at once, a larger
+    /// one grows it at the next game's start. Managers send `INFO` just
+    /// before the move, so a table made and written here would be paid
+    /// for by that move (a 256 MiB table took 0.66 s to write on this
+    /// project's virtual machine, where a huge page the host has not yet
+    /// backed costs about 5 ms; faulted in by the search instead, its
+    /// pages stall the first moves as much).
     pub fn fit_table(&mut self) -> Option<String> {
+        self.resize_table(false)
+    }
+
+    fn resize_table(&mut self, grow: bool) -> Option<String> {
         let want = self.options.tt_bytes();
         let have = self.searcher.tt.bytes();
         // The table holds a power of two of entries: resize only when the
         // wanted size would give a different one.
         let fitted = TranspositionTable::entries_for(want) * TranspositionTable::ENTRY_BYTES;
-        if fitted == have {
-            self.warm_table();
+        if fitted == have || (fitted > have && !grow) {
             return None;
         }
         // Free the old table first: old and new never live at once.
         self.searcher.tt = Arc::new(TranspositionTable::new(0));
         self.searcher.tt = Arc::new(TranspositionTable::largest_within(want));
         let got = self.searcher.tt.bytes();
-        self.warm_table();
         (got < fitted).then(|| {
             format!(
                 "hash table of {} MiB: {} MiB could not be allocated",
@@ -362,13 +379,6 @@ impl Engine {
                 fitted >> 20
             )
         })
-    }
-
-    /// A search runs best on a table whose pages are all had (see
-    /// [`TranspositionTable::warm`]): written when it is fitted, not in a
-    /// move's time.
-    fn warm_table(&self) {
-        self.searcher.tt.warm();
     }
 
     /// [`Engine::fit_table`] where no one is told: the note goes to the log.
@@ -556,6 +566,27 @@ mod tests {
         };
         assert_eq!(tiny.tt_bytes(), 0);
         assert!(TranspositionTable::new(tiny.tt_bytes()).bytes() <= 64 << 10);
+    }
+
+    #[test]
+    fn a_table_grows_at_a_game_start_and_shrinks_at_once() {
+        // Managers send INFO max_memory just before the first move: the
+        // table grows at the next START, never in a move's time; a lower
+        // limit is kept at once.
+        let mut e = Engine::new();
+        e.new_game(15, 15).unwrap();
+        assert_eq!(e.fit_table_for_game(), None);
+        let start = e.tt_bytes();
+        e.options.max_memory = (BASE_MEMORY + 4 * start as u64) * 10 / 9 + (1 << 20);
+        assert_eq!(e.fit_table(), None);
+        assert_eq!(e.tt_bytes(), start, "not grown within the game");
+        e.new_game(15, 15).unwrap();
+        e.fit_table_for_game();
+        assert_eq!(e.tt_bytes(), 4 * start, "grown at the start");
+        e.options.max_memory = BASE_MEMORY + (16 << 20);
+        e.fit_table();
+        assert!(e.tt_bytes() <= 16 << 20, "shrunk at once: {}", e.tt_bytes());
+        assert!(e.tt_bytes() > 0);
     }
 
     #[test]

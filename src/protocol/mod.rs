@@ -351,7 +351,7 @@ impl<W: Write> Session<'_, W> {
     fn start(&mut self, w: usize, h: usize) {
         match self.engine.new_game(w, h) {
             Ok(()) => {
-                let note = self.engine.fit_table();
+                let note = self.engine.fit_table_for_game();
                 self.reply("OK");
                 if let Some(note) = note {
                     self.reply(&format!("MESSAGE {note}"));

@@ -234,10 +234,9 @@ impl Searcher {
         self.stopped = false;
         self.eval.attach(board);
         let threads = self.threads.clamp(1, MAX_THREADS);
+        // The table's maker writes it before searching where it can
+        // (`TranspositionTable::warm`): never here, in a move's time.
         let mut r = if threads > 1 {
-            // Where the table's maker did not warm it already (a no-op
-            // then): a page first written under two threads costs both.
-            self.tt.warm();
             self.with_helpers(board, threads, |s, b| s.search_main(b, &mut report))
         } else {
             self.search_main(board, &mut report)

@@ -122,9 +122,9 @@ impl TranspositionTable {
 
     /// Writes a table not written in full since it was made, so that
     /// every page is the process's before a search needs it. Done where a
-    /// table is made or fitted (the protocol's `max_memory`, `analyze`,
-    /// the board's searchers), off any move's clock, whatever the number
-    /// of threads:
+    /// table is made or fitted off any move's clock (the protocol's START,
+    /// `analyze`, the board's searchers), whatever the number of threads;
+    /// never inside a search, nor on an `INFO` that a move follows:
     /// - a page first written during a parallel search costs the other
     ///   threads' cores a TLB flush each (on a 2-core virtual machine,
     ///   enough to make two threads slower than one for the first second);
