@@ -231,9 +231,9 @@ impl fmt::Debug for Net {
 }
 
 /// The network files compiled in: freestyle's, fitted on the self-play
-/// data kept in `data/selfplay/` (2026-12-02), which standard plays too,
-/// and the first one (fitted on 2026-11-25 on games since lost), which
-/// renju and caro play until the newer one passes its test in each.
+/// data kept in `data/selfplay/` (2026-12-02), which standard and renju
+/// play too, and the first one (fitted on 2026-11-25 on games since
+/// lost), which caro plays until the newer one passes its test there.
 const FILES: [&str; 2] = [
     include_str!("../weights/freestyle-net.txt"),
     include_str!("../weights/freestyle-net-1.txt"),
@@ -250,7 +250,7 @@ const FILES: [&str; 2] = [
 const SHIPPED: &[(Rule, Rule, usize)] = &[
     (Rule::Freestyle, Rule::Freestyle, 0),
     (Rule::Standard, Rule::Freestyle, 0),
-    (Rule::Renju, Rule::Freestyle, 1),
+    (Rule::Renju, Rule::Freestyle, 0),
     (Rule::Caro, Rule::Freestyle, 1),
 ];
 impl Net {
