@@ -4,6 +4,7 @@ the engine's own front doors: `analyze` (a process per search) and the
 Gomocup protocol (one engine process, `INFO thread_num`, a turn time).
 
   scripts/ttd.py analyze  [--engine BIN] [--depth 13] [--threads 1,2] [--repeat 1]
+  scripts/ttd.py rounds   [--engine BIN] [--depth 13] [--moves M1,M2,...] [--rounds 10]
   scripts/ttd.py protocol [--engine BIN] [--turn 1000] [--threads 1,2]
 
 Positions: openings/ttd_positions.txt (the ones `bench --ttd` searches).
@@ -21,6 +22,12 @@ search's time to a depth varies from run to run (a thread may find a
 forced win one run and not the next), and so does the machine's. Nothing
 else runs while it measures, or the
 figures mean nothing (2 cores: compare within one run).
+
+`rounds` times a set of positions again and again, one thread and then
+two in each round, and prints each round's total time on each and their
+ratio, then the ratio of the sums: the test of issue 68 (`--moves`,
+freestyle 15x15, defaults to the issue's four positions). A round's two
+halves follow each other, so a change in the machine's speed touches both.
 """
 
 import argparse
@@ -99,9 +106,30 @@ def run_protocol(engine, pos, turn, threads):
     return int(last.group(1)), int(last.group(4)), int(last.group(2)), reached
 
 
+# The positions of issue 68 (its three named ones and the opening h8).
+ISSUE68 = ["h8", "h8h9i8g8j8k8i9", "f4b7f6d4f7f8c7e6e1d6", "j9j10l10k7i9l9j4k8"]
+
+
+def rounds(a, counts):
+    pos = [("freestyle", 15, m) for m in a.moves.split(",") if m]
+    sums = {t: 0 for t in counts}
+    for r in range(a.rounds):
+        totals = {}
+        for t in counts:
+            times = [run_analyze(a.engine, p, a.depth, t)[1] for p in pos]
+            totals[t] = sum(times)
+            sums[t] += totals[t]
+            print(f"round {r + 1:2} {t}t total {totals[t]:6} ms: {' '.join(map(str, times))}", flush=True)
+        print(f"round {r + 1:2} " + ", ".join(
+            f"{t}t/1t {totals[t] / max(totals[1], 1):.2f}" for t in counts[1:]), flush=True)
+    for t in counts[1:]:
+        print(f"rounds: {a.rounds} of {len(pos)} positions to depth {a.depth}, {t} threads took "
+              f"{sums[t] / max(sums[1], 1):.2f}x the time of one ({sums[t]} against {sums[1]} ms)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["analyze", "protocol"])
+    ap.add_argument("mode", choices=["analyze", "protocol", "rounds"])
     ap.add_argument("--engine", default=os.path.join(ROOT, "target/release/pbrain-tengen"))
     ap.add_argument("--positions", default=os.path.join(ROOT, "openings/ttd_positions.txt"))
     ap.add_argument("--depth", type=int, default=13)
@@ -109,10 +137,15 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--limit", type=int, default=0, help="only the first N positions")
     ap.add_argument("--repeat", type=int, default=1, help="analyze: runs a position, the median kept")
+    ap.add_argument("--moves", default=",".join(ISSUE68),
+                    help="rounds: freestyle 15x15 positions, comma-separated")
+    ap.add_argument("--rounds", type=int, default=10, help="rounds: how many")
     a = ap.parse_args()
     counts = [int(t) for t in a.threads.split(",")]
     if counts[0] != 1:
         counts.insert(0, 1)
+    if a.mode == "rounds":
+        return rounds(a, counts)
     pos = positions(a.positions)
     if a.limit:
         pos = pos[: a.limit]
