@@ -23,7 +23,10 @@ beside it: the command, the engine's commit and bench, the games,
 positions, results, bytes, SHA-256 and the dates. The command runs in a
 checkout of that commit (its books are read from there), so the commit
 and the command remake the file. `play` needs a clean working tree (data/
-aside): the commit must be the code that plays. Seeds never repeat within
+aside): the commit must be the code that plays. A commit whose source
+(BUILD_INPUTS: src/, the Cargo files) is that of a commit already built
+under target/selfplay-engines/ plays with that build, copied, rather
+than a new one (a commit of data or docs costs no build). Seeds never repeat within
 a tag, so shards never overlap; docs/evaluation.md keeps the seed ranges
 in use.
 """
@@ -117,12 +120,44 @@ def engine():
     return engine_at(git("rev-parse", "HEAD"))
 
 
+# What goes into the binary: a commit that changes none of these since a
+# kept build's commit plays with that build.
+BUILD_INPUTS = ["src", "Cargo.toml", "Cargo.lock", "openings/ttd_positions.txt"]
+
+
+def kept_build_of(commit):
+    """A kept engine build (its directory) of another commit whose binary
+    is this commit's: no change to BUILD_INPUTS between the two."""
+    if not os.path.isdir(ENGINES):
+        return None
+    for other in sorted(os.listdir(ENGINES)):
+        d = os.path.join(ENGINES, other)
+        if other == commit or not os.path.exists(os.path.join(d, "bench")):
+            continue
+        same = subprocess.run(["git", "diff", "--quiet", other, commit, "--"] + BUILD_INPUTS,
+                              cwd=ROOT, capture_output=True)
+        if same.returncode == 0:
+            return d
+    return None
+
+
 def engine_at(commit):
     """The engine of `commit`: its binary, books and bench, kept under
-    target/selfplay-engines/COMMIT (built here when it is a clean HEAD,
-    else in a worktree under target/remake/)."""
+    target/selfplay-engines/COMMIT (copied from a kept build of a commit
+    with the same source, else built here when it is a clean HEAD, else
+    in a worktree under target/remake/)."""
     d = os.path.join(ENGINES, commit)
     binary = os.path.join(d, "pbrain-tengen")
+    kept = None if os.path.exists(os.path.join(d, "bench")) else kept_build_of(commit)
+    if kept:
+        os.makedirs(d, exist_ok=True)
+        shutil.copy(os.path.join(kept, "pbrain-tengen"), binary)
+        archive = subprocess.run(["git", "archive", commit, "openings"], cwd=ROOT,
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", d], input=archive, check=True)
+        shutil.copy(os.path.join(kept, "bench"), os.path.join(d, "bench"))
+        print(f"{commit[:12]}: the build of {os.path.basename(kept)[:12]} (the same source)",
+              file=sys.stderr)
     if not os.path.exists(os.path.join(d, "bench")):
         if commit == git("rev-parse", "HEAD") and not changes():
             src = ROOT
