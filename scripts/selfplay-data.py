@@ -24,10 +24,10 @@ positions, results, bytes, SHA-256 and the dates. The command runs in a
 checkout of that commit (its books are read from there), so the commit
 and the command remake the file. `play` needs a clean working tree (data/
 aside): the commit must be the code that plays. A commit whose source
-(BUILD_INPUTS: src/, the Cargo files) is that of a commit already built
-under target/selfplay-engines/ plays with that build, copied, rather
-than a new one (a commit of data or docs costs no build). Seeds never repeat within
-a tag, so shards never overlap; docs/evaluation.md keeps the seed ranges
+(BUILD_INPUTS: src/, the Cargo files, the ttd positions) is that of a
+commit already built under target/selfplay-engines/ plays with that
+build, copied, rather than a new one (a commit of data or docs costs no
+build). Seeds never repeat within a tag, so shards never overlap; docs/evaluation.md keeps the seed ranges
 in use.
 """
 import argparse
@@ -141,6 +141,13 @@ def kept_build_of(commit):
     return None
 
 
+def extract_books(commit, d):
+    """`commit`'s openings/ into `d`: the books its command reads."""
+    archive = subprocess.run(["git", "archive", commit, "openings"], cwd=ROOT,
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", d], input=archive, check=True)
+
+
 def engine_at(commit):
     """The engine of `commit`: its binary, books and bench, kept under
     target/selfplay-engines/COMMIT (copied from a kept build of a commit
@@ -152,9 +159,7 @@ def engine_at(commit):
     if kept:
         os.makedirs(d, exist_ok=True)
         shutil.copy(os.path.join(kept, "pbrain-tengen"), binary)
-        archive = subprocess.run(["git", "archive", commit, "openings"], cwd=ROOT,
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", d], input=archive, check=True)
+        extract_books(commit, d)
         shutil.copy(os.path.join(kept, "bench"), os.path.join(d, "bench"))
         print(f"{commit[:12]}: the build of {os.path.basename(kept)[:12]} (the same source)",
               file=sys.stderr)
@@ -168,9 +173,7 @@ def engine_at(commit):
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=src, check=True)
         os.makedirs(d, exist_ok=True)
         shutil.copy(os.path.join(src, "target", "release", "pbrain-tengen"), binary)
-        archive = subprocess.run(["git", "archive", commit, "openings"], cwd=ROOT,
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", d], input=archive, check=True)
+        extract_books(commit, d)
         out = subprocess.run([binary, "bench"], capture_output=True, text=True,
                              env=clean_env(), check=True).stdout
         with open(os.path.join(d, "bench"), "w") as f:
