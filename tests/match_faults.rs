@@ -1,19 +1,19 @@
 //! The match-runner faults a hostile outsider found (issue 28, items 8-13),
 //! each reproduced through the binary with small bash engines.
 
+mod common;
+
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pbrain-tengen");
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tengen-faults-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
+/// This test's scratch folder (removed when it passes).
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new("tengen-faults", name)
 }
 
 /// A bash engine; `reply` is the shell that prints a reply line (without

@@ -3,19 +3,19 @@
 //! move, too slow) that must lose with the right reason while the runner
 //! goes on.
 
+mod common;
+
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pbrain-tengen");
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tengen-match-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
+/// This test's scratch folder (removed when it passes).
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new("tengen-match", name)
 }
 
 /// A bash Gomocup engine: `on_move` runs whenever a move is asked for.
@@ -680,5 +680,4 @@ fn an_engine_given_threads_is_sent_thread_num_at_every_game() {
     let (ok, _, err, _) =
         run_match(&["--engine", &format!("threads=0,cmd={BIN}"), "--engine", BIN]);
     assert!(!ok && err.contains("threads=0"), "{err}");
-    let _ = fs::remove_dir_all(&d);
 }

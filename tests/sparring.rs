@@ -11,6 +11,8 @@
 //! which makes a missing engine a failure. `TENGEN_SPARRING=DIR` points at
 //! another copy.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -56,11 +58,9 @@ fn sparring(test: &str) -> Option<PathBuf> {
     None
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tengen-sparring-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// This test's scratch folder (removed when it passes).
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new("tengen-sparring", name)
 }
 
 /// Every value of `"key": "..."` in a JSON text (the runner's summary

@@ -3,6 +3,51 @@
 
 pub mod http;
 
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+
+/// A test's own scratch folder under the temporary directory, made empty
+/// when the test begins and removed when it ends, unless the test failed
+/// (then its files stay for a look).
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// `PREFIX-NAME-PID`, empty.
+    pub fn new(prefix: &str, name: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("{prefix}-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+}
+
+impl Deref for Scratch {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
