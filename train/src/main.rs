@@ -52,6 +52,11 @@ struct Args {
     /// network.
     #[arg(long)]
     lines: bool,
+    /// Fit on the games of these rules too, replayed under `--rule` (the
+    /// same moves read with its patterns: freestyle's games for a
+    /// standard network, say); their results stay as they were played.
+    #[arg(long, num_args = 1..)]
+    replay: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -79,6 +84,14 @@ fn run(a: &Args) -> Result<(), String> {
             "--epochs and --batch at least 1, --lr and --lr-end above 0, --lambda 0 to 1".into(),
         );
     }
+    let replay = a
+        .replay
+        .iter()
+        .map(|r| {
+            r.parse::<tengen::Rule>()
+                .map_err(|e| format!("--replay: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let start = Instant::now();
     let mut games = Vec::new();
     for path in &a.data {
@@ -89,6 +102,9 @@ fn run(a: &Args) -> Result<(), String> {
             eprintln!("{}: a cut game at byte {at} left out", path.display());
         }
         games.extend(g);
+    }
+    for g in games.iter_mut().filter(|g| replay.contains(&g.rule)) {
+        g.rule = rule;
     }
     let (train, validation) = build_datasets(&games, rule, a.validation, a.lines);
     if train.is_empty() {
