@@ -234,9 +234,10 @@ impl fmt::Debug for Net {
 /// data kept in `data/selfplay/` (2026-12-02), which standard and renju
 /// play too, and the first one (fitted on 2026-11-25 on games since
 /// lost), which caro plays until the newer one passes its test there.
-const FILES: [&str; 2] = [
+const FILES: [&str; 3] = [
     include_str!("../weights/freestyle-net.txt"),
     include_str!("../weights/freestyle-net-1.txt"),
+    include_str!("../weights/standard-net.txt"),
 ];
 
 /// The networks compiled into the engine: the rule each plays, the rule
@@ -244,12 +245,13 @@ const FILES: [&str; 2] = [
 /// one is evaluated by its tables alone). Each was fitted on top of its
 /// file's rule's shipped tables: a change to the tables asks for a new
 /// fit. A rule may play another rule's file, added to its own tables,
-/// where an SPRT showed it pays (standard, renju and caro play a
-/// freestyle file: docs/strength.md; two networks fitted to renju's own
-/// games played worse than its tables).
+/// where an SPRT showed it pays (renju and caro play a freestyle file:
+/// docs/strength.md; two networks fitted to renju's own games played
+/// worse than its tables). Standard's own file was fitted on freestyle's
+/// games read with standard's patterns and on standard's games.
 const SHIPPED: &[(Rule, Rule, usize)] = &[
     (Rule::Freestyle, Rule::Freestyle, 0),
-    (Rule::Standard, Rule::Freestyle, 0),
+    (Rule::Standard, Rule::Standard, 2),
     (Rule::Renju, Rule::Freestyle, 0),
     (Rule::Caro, Rule::Freestyle, 1),
 ];
