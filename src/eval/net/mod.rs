@@ -231,9 +231,10 @@ impl fmt::Debug for Net {
 }
 
 /// The network files compiled in: freestyle's, fitted on the self-play
-/// data kept in `data/selfplay/` (2026-12-02), which standard and renju
-/// play too, and the first one (fitted on 2026-11-25 on games since
-/// lost), which caro plays until the newer one passes its test there.
+/// data kept in `data/selfplay/` (2026-12-02), which renju plays too;
+/// the first one (fitted on 2026-11-25 on games since lost), which caro
+/// plays until the newer one passes its test there; and standard's
+/// (2026-12-04).
 const FILES: [&str; 3] = [
     include_str!("../weights/freestyle-net.txt"),
     include_str!("../weights/freestyle-net-1.txt"),
