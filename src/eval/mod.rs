@@ -37,6 +37,9 @@ pub struct Evaluator {
     /// shapes (see [`policy::has_shapes`]).
     shapes: [[bool; 2]; Rule::ALL.len()],
     nets: [Option<Arc<Net>>; Rule::ALL.len()],
+    /// Per rule, the network of the boards its first one does not fit
+    /// (the rule's second shipped network), if any.
+    others: [Option<Arc<Net>>; Rule::ALL.len()],
 }
 
 impl Evaluator {
@@ -58,6 +61,11 @@ impl Evaluator {
                         Some(Err(e)) => panic!("{e}"),
                         None => None,
                     }),
+                    others: Rule::ALL.map(|rule| match Net::shipped_nth(rule, 1) {
+                        Some(Ok(n)) => Some(Arc::new(n)),
+                        Some(Err(e)) => panic!("{e}"),
+                        None => None,
+                    }),
                 }
             })
             .clone()
@@ -67,6 +75,7 @@ impl Evaluator {
     /// is trained on top of.
     pub fn without_nets(mut self) -> Evaluator {
         self.nets = Default::default();
+        self.others = Default::default();
         self
     }
 
@@ -78,10 +87,13 @@ impl Evaluator {
         self
     }
 
-    /// These tables with network `net` added for its rule.
+    /// These tables with network `net` added for its rule (in place of
+    /// its shipped ones, on every board: where `net` does not fit, the
+    /// tables play alone).
     pub fn with_net(mut self, net: Arc<Net>) -> Evaluator {
         let i = net.rule.index();
         self.nets[i] = Some(net);
+        self.others[i] = None;
         self
     }
 
@@ -104,7 +116,11 @@ impl Evaluator {
     /// boards of this size.
     #[inline]
     pub fn net_for(&self, board: &Board) -> Option<&Arc<Net>> {
-        self.net(board.rule()).filter(|n| n.fits(board))
+        let i = board.rule().index();
+        self.nets[i]
+            .as_ref()
+            .filter(|n| n.fits(board))
+            .or_else(|| self.others[i].as_ref().filter(|n| n.fits(board)))
     }
 
     /// The tables of `rule`.
@@ -261,6 +277,28 @@ mod tests {
                 b.check_consistency().unwrap();
             }
         }
+    }
+
+    #[test]
+    fn a_rule_with_two_networks_plays_each_on_its_boards() {
+        // Freestyle's newest network plays 15x15, the one before it 16x16
+        // to 20x20; a network given in their place plays alone.
+        let e = Evaluator::shipped();
+        let b15 = Board::new(15, Rule::Freestyle).unwrap();
+        let b20 = Board::new(20, Rule::Freestyle).unwrap();
+        let (n15, n20) = (e.net_for(&b15).unwrap(), e.net_for(&b20).unwrap());
+        assert!(!Arc::ptr_eq(n15, n20));
+        assert_eq!((n15.boards, n20.boards), ((15, 15), (15, 20)));
+        assert!(e
+            .net_for(&Board::new(12, Rule::Freestyle).unwrap())
+            .is_none());
+        let given = Evaluator::shipped().with_net(n15.clone());
+        assert!(given.net_for(&b20).is_none());
+        assert!(Arc::ptr_eq(given.net_for(&b15).unwrap(), n15));
+        // Attached, a 20x20 board keeps the sums of the network it plays.
+        let mut b = crate::perft::position_from_moves(20, Rule::Freestyle, "h8i9h9").unwrap();
+        e.attach(&mut b);
+        assert!(Arc::ptr_eq(b.code_vectors().unwrap(), &n20.vectors));
     }
 
     #[test]

@@ -230,15 +230,16 @@ impl fmt::Debug for Net {
     }
 }
 
-/// The network files compiled in: freestyle's, fitted on the self-play
-/// data kept in `data/selfplay/` (2026-12-02), which renju plays too;
-/// the first one (fitted on 2026-11-25 on games since lost), which caro
-/// plays until the newer one passes its test there; and standard's
-/// (2026-12-04).
-const FILES: [&str; 3] = [
+/// The network files compiled in: freestyle's, fitted on the 52,000
+/// games of `data/selfplay/f15/` (2026-12-04); the one before it, fitted
+/// on the first 9,374 of them (2026-12-02), which renju plays until the
+/// newer one passes its test there; the first one (fitted on 2026-11-25
+/// on games since lost), which caro plays; and standard's (2026-12-04).
+const FILES: [&str; 4] = [
     include_str!("../weights/freestyle-net.txt"),
     include_str!("../weights/freestyle-net-1.txt"),
     include_str!("../weights/standard-net.txt"),
+    include_str!("../weights/freestyle-net-2.txt"),
 ];
 
 /// The networks compiled into the engine: the rule each plays, the rule
@@ -250,16 +251,29 @@ const FILES: [&str; 3] = [
 /// docs/strength.md; two networks fitted to renju's own games played
 /// worse than its tables). Standard's own file was fitted on freestyle's
 /// games read with standard's patterns and on standard's games.
+///
+/// A rule may have two entries: the first plays on the boards its file
+/// names, the second on the other boards its file names (freestyle's
+/// newest file on 15x15, the one before it on 16x16 to 20x20, where the
+/// newest lost its non-regression test).
 const SHIPPED: &[(Rule, Rule, usize)] = &[
     (Rule::Freestyle, Rule::Freestyle, 0),
+    (Rule::Freestyle, Rule::Freestyle, 3),
     (Rule::Standard, Rule::Standard, 2),
-    (Rule::Renju, Rule::Freestyle, 0),
+    (Rule::Renju, Rule::Freestyle, 3),
     (Rule::Caro, Rule::Freestyle, 1),
 ];
 impl Net {
     /// The network compiled in for `rule`, if there is one.
     pub fn shipped(rule: Rule) -> Option<Result<Net, WeightsError>> {
-        let (_, from, file) = SHIPPED.iter().find(|(r, _, _)| *r == rule)?;
+        Net::shipped_nth(rule, 0)
+    }
+
+    /// The `n`-th network compiled in for `rule` (see [`SHIPPED`]: where a
+    /// rule has two, the first plays the boards it fits and the second
+    /// the others it fits).
+    pub fn shipped_nth(rule: Rule, n: usize) -> Option<Result<Net, WeightsError>> {
+        let (_, from, file) = SHIPPED.iter().filter(|(r, _, _)| *r == rule).nth(n)?;
         // A file lent to several rules is read once; each rule gets a
         // copy, its vectors shared.
         static PARSED: [OnceLock<Result<Net, WeightsError>>; FILES.len()] =
