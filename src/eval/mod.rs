@@ -42,6 +42,15 @@ pub struct Evaluator {
     others: [Option<Arc<Net>>; Rule::ALL.len()],
 }
 
+/// Per rule, its `n`-th shipped network (see `SHIPPED` in [`net`]).
+fn nth_nets(n: usize) -> [Option<Arc<Net>>; Rule::ALL.len()] {
+    Rule::ALL.map(|rule| match Net::shipped_nth(rule, n) {
+        Some(Ok(net)) => Some(Arc::new(net)),
+        Some(Err(e)) => panic!("{e}"),
+        None => None,
+    })
+}
+
 impl Evaluator {
     /// The tables (and networks) compiled into the engine.
     pub fn shipped() -> Evaluator {
@@ -56,16 +65,8 @@ impl Evaluator {
                 Evaluator {
                     shapes: by_rule.each_ref().map(|w| shape_flags(w)),
                     by_rule,
-                    nets: Rule::ALL.map(|rule| match Net::shipped(rule) {
-                        Some(Ok(n)) => Some(Arc::new(n)),
-                        Some(Err(e)) => panic!("{e}"),
-                        None => None,
-                    }),
-                    others: Rule::ALL.map(|rule| match Net::shipped_nth(rule, 1) {
-                        Some(Ok(n)) => Some(Arc::new(n)),
-                        Some(Err(e)) => panic!("{e}"),
-                        None => None,
-                    }),
+                    nets: nth_nets(0),
+                    others: nth_nets(1),
                 }
             })
             .clone()
