@@ -605,6 +605,35 @@ fn shards_merged_and_resumed_equal_the_whole_match() {
     assert_eq!(games_of(&resumed), games_of(&full));
     assert_eq!(stats_lines(&resumed_out), stats_lines(&full_out));
 
+    // A match of 4 games, resumed as one of 8 (a test that ran out of
+    // games goes on): the 8-game match, game for game.
+    let with_games = |n: &str, extra: &[String]| -> Vec<String> {
+        let mut a = args(extra);
+        let i = a.iter().position(|s| s == "--games").unwrap();
+        a[i + 1] = n.into();
+        a
+    };
+    let short = d.join("short.json");
+    let a = with_games("4", &["--json".into(), short.to_string_lossy().into()]);
+    let (ok, _, err, _) = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(ok, "{err}");
+    assert_eq!(games_of(&short).len(), 4);
+    let longer = d.join("longer.json");
+    let a = args(&[
+        "--resume".into(),
+        short.to_string_lossy().into(),
+        "--json".into(),
+        longer.to_string_lossy().into(),
+    ]);
+    let (ok, longer_out, err, _) = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(ok, "{err}");
+    assert_eq!(games_of(&longer), games_of(&full));
+    assert_eq!(stats_lines(&longer_out), stats_lines(&full_out));
+    // Fewer games than the record holds is another match.
+    let a = with_games("2", &["--resume".into(), short.to_string_lossy().into()]);
+    let (ok, _, err, _) = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(!ok && err.contains("holds another match"), "{err}");
+
     // Overlapping or mismatched parts are errors.
     let twice = Command::new(BIN)
         .args(["merge"])

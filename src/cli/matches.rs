@@ -177,7 +177,7 @@ fn match_config(a: MatchArgs) -> Result<MatchConfig, String> {
     }
     if let Some(path) = resume {
         let saved = results::load(&path)?;
-        if saved.config != cfg.fingerprint() || saved.shard != cfg.shard {
+        if !cfg.continues(&saved.config) || saved.shard != cfg.shard {
             return Err(format!(
                 "{} holds another match (its settings differ):\n  {}\n  {}",
                 path.display(),

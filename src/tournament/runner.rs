@@ -60,6 +60,11 @@ impl MatchConfig {
     /// line: results of runs with different fingerprints cannot be merged
     /// or resumed into each other.
     pub fn fingerprint(&self) -> String {
+        self.fingerprint_with_games(self.games)
+    }
+
+    /// The fingerprint this match would have with `games` games a pair.
+    pub fn fingerprint_with_games(&self, games: usize) -> String {
         // FNV-1a over the book.
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         for b in self.openings.join("\n").bytes() {
@@ -80,7 +85,7 @@ impl MatchConfig {
         let g = &self.game;
         format!(
             "engines={engines:?} games={} rule={} size={} tc={} depth={:?} nodes={:?} memory={} draw_after={:?} book={h:016x}:{} order={} seed={} transform={} gauntlet={} sprt={}",
-            self.games,
+            games,
             g.rule.name(),
             g.size,
             g.tc.spec(),
@@ -95,6 +100,30 @@ impl MatchConfig {
             self.gauntlet,
             self.sprt.map(|s| s.spec()).unwrap_or_else(|| "none".into()),
         )
+    }
+
+    /// Whether the results of a match with fingerprint `saved` are the
+    /// first games of this one: the same match, or, between two engines,
+    /// the same one with fewer games (an SPRT that ran out of games without
+    /// a verdict goes on). One engine pair numbers its games and draws its
+    /// openings the same whatever the number of games, so the longer match
+    /// begins with the shorter one's games; with more pairs the numbers
+    /// would move.
+    pub fn continues(&self, saved: &str) -> bool {
+        if saved == self.fingerprint() {
+            return true;
+        }
+        if self.engines.len() != 2 {
+            return false;
+        }
+        saved.match_indices(" games=").any(|(i, m)| {
+            let digits: String = saved[i + m.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            matches!(digits.parse::<usize>(),
+                Ok(n) if n < self.games && saved == self.fingerprint_with_games(n))
+        })
     }
 }
 
