@@ -230,16 +230,19 @@ impl fmt::Debug for Net {
     }
 }
 
-/// The network files compiled in: freestyle's, fitted on the 52,000
-/// games of `data/selfplay/f15/` (2026-12-04); the one before it, fitted
-/// on the first 9,374 of them (2026-12-02), which renju plays until the
+/// The network files compiled in: freestyle's, fitted on the 91,325
+/// games of `data/selfplay/f15/` (2026-12-05); the one before it, fitted
+/// on the first 9,374 of them (2026-12-02), which renju plays until a
 /// newer one passes its test there; the first one (fitted on 2026-11-25
-/// on games since lost), which caro plays; and standard's (2026-12-04).
-const FILES: [&str; 4] = [
+/// on games since lost), which caro plays; and standard's two: the fit
+/// on all of freestyle's games replayed and standard's own (2026-12-05)
+/// and the one before it (2026-12-03).
+const FILES: [&str; 5] = [
     include_str!("../weights/freestyle-net.txt"),
     include_str!("../weights/freestyle-net-1.txt"),
     include_str!("../weights/standard-net.txt"),
     include_str!("../weights/freestyle-net-2.txt"),
+    include_str!("../weights/standard-net-2.txt"),
 ];
 
 /// The networks compiled into the engine: the rule each plays, the rule
@@ -254,12 +257,14 @@ const FILES: [&str; 4] = [
 ///
 /// A rule may have two entries: the first plays on the boards its file
 /// names, the second on the other boards its file names (freestyle's
-/// newest file on 15x15, the one before it on 16x16 to 20x20, where the
-/// newest lost its non-regression test).
+/// newest file on 15x15, the one before it on 16x16 to 20x20, where a
+/// newer fit lost its non-regression test; standard's newest on 15x15,
+/// the one before it, shifted, on the others).
 const SHIPPED: &[(Rule, Rule, usize)] = &[
     (Rule::Freestyle, Rule::Freestyle, 0),
     (Rule::Freestyle, Rule::Freestyle, 3),
     (Rule::Standard, Rule::Standard, 2),
+    (Rule::Standard, Rule::Standard, 4),
     (Rule::Renju, Rule::Freestyle, 3),
     (Rule::Caro, Rule::Freestyle, 1),
 ];
