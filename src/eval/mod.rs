@@ -283,16 +283,32 @@ mod tests {
     #[test]
     fn a_rule_with_two_networks_plays_each_on_its_boards() {
         // Freestyle's newest network plays 15x15, the one before it 16x16
-        // to 20x20; a network given in their place plays alone.
+        // to 20x20, and renju plays the same two files; standard's newest
+        // plays 15x15 and the one before it the other boards. A network
+        // given in their place plays alone.
         let e = Evaluator::shipped();
+        for rule in [Rule::Freestyle, Rule::Renju, Rule::Standard] {
+            let b15 = Board::new(15, rule).unwrap();
+            let b20 = Board::new(20, rule).unwrap();
+            let (n15, n20) = (e.net_for(&b15).unwrap(), e.net_for(&b20).unwrap());
+            assert!(!Arc::ptr_eq(n15, n20), "{rule}");
+            assert_eq!(n15.boards, (15, 15), "{rule}");
+            assert!(n20.fits(&b20), "{rule}");
+            if rule != Rule::Standard {
+                assert_eq!(n20.boards, (15, 20), "{rule}");
+                assert!(e.net_for(&Board::new(12, rule).unwrap()).is_none());
+            }
+        }
+        let renju = Board::new(15, Rule::Renju).unwrap();
+        assert!(Arc::ptr_eq(
+            &e.net_for(&renju).unwrap().vectors,
+            &e.net_for(&Board::new(15, Rule::Freestyle).unwrap())
+                .unwrap()
+                .vectors
+        ));
         let b15 = Board::new(15, Rule::Freestyle).unwrap();
         let b20 = Board::new(20, Rule::Freestyle).unwrap();
         let (n15, n20) = (e.net_for(&b15).unwrap(), e.net_for(&b20).unwrap());
-        assert!(!Arc::ptr_eq(n15, n20));
-        assert_eq!((n15.boards, n20.boards), ((15, 15), (15, 20)));
-        assert!(e
-            .net_for(&Board::new(12, Rule::Freestyle).unwrap())
-            .is_none());
         let given = Evaluator::shipped().with_net(n15.clone());
         assert!(given.net_for(&b20).is_none());
         assert!(Arc::ptr_eq(given.net_for(&b15).unwrap(), n15));

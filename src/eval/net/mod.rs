@@ -231,9 +231,9 @@ impl fmt::Debug for Net {
 }
 
 /// The network files compiled in: freestyle's, fitted on the 91,325
-/// games of `data/selfplay/f15/` (2026-12-05); the one before it, fitted
-/// on the first 9,374 of them (2026-12-02), which renju plays until a
-/// newer one passes its test there; the first one (fitted on 2026-11-25
+/// games of `data/selfplay/f15/` (2026-12-05), which renju plays too on
+/// 15x15; the one before it, fitted on the first 9,374 of them
+/// (2026-12-02), which both play on the other boards; the first one (fitted on 2026-11-25
 /// on games since lost), which caro plays; and standard's two: the fit
 /// on all of freestyle's games replayed and standard's own (2026-12-05)
 /// and the one before it (2026-12-03).
@@ -258,13 +258,15 @@ const FILES: [&str; 5] = [
 /// A rule may have two entries: the first plays on the boards its file
 /// names, the second on the other boards its file names (freestyle's
 /// newest file on 15x15, the one before it on 16x16 to 20x20, where a
-/// newer fit lost its non-regression test; standard's newest on 15x15,
-/// the one before it, shifted, on the others).
+/// newer fit lost its non-regression test, and renju the same two;
+/// standard's newest on 15x15, the one before it, shifted, on the
+/// others).
 const SHIPPED: &[(Rule, Rule, usize)] = &[
     (Rule::Freestyle, Rule::Freestyle, 0),
     (Rule::Freestyle, Rule::Freestyle, 3),
     (Rule::Standard, Rule::Standard, 2),
     (Rule::Standard, Rule::Standard, 4),
+    (Rule::Renju, Rule::Freestyle, 0),
     (Rule::Renju, Rule::Freestyle, 3),
     (Rule::Caro, Rule::Freestyle, 1),
 ];
