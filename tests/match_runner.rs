@@ -593,17 +593,21 @@ fn shards_merged_and_resumed_equal_the_whole_match() {
     v["interrupted"] = serde_json::Value::Bool(true);
     let part = d.join("part.json");
     fs::write(&part, v.to_string()).unwrap();
-    let resumed = d.join("resumed.json");
-    let a = args(&[
-        "--resume".into(),
-        part.to_string_lossy().into(),
-        "--json".into(),
-        resumed.to_string_lossy().into(),
-    ]);
-    let (ok, resumed_out, err, _) = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(ok, "{err}");
-    assert_eq!(games_of(&resumed), games_of(&full));
-    assert_eq!(stats_lines(&resumed_out), stats_lines(&full_out));
+    // `from` resumed into `to` with the whole run's options: the whole
+    // run, game for game and in its summary.
+    let resumed_is_whole = |from: &Path, to: &Path| {
+        let a = args(&[
+            "--resume".into(),
+            from.to_string_lossy().into(),
+            "--json".into(),
+            to.to_string_lossy().into(),
+        ]);
+        let (ok, out, err, _) = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(ok, "{err}");
+        assert_eq!(games_of(to), games_of(&full));
+        assert_eq!(stats_lines(&out), stats_lines(&full_out));
+    };
+    resumed_is_whole(&part, &d.join("resumed.json"));
 
     // A match of 4 games, resumed as one of 8 (a test that ran out of
     // games goes on): the 8-game match, game for game.
@@ -618,17 +622,7 @@ fn shards_merged_and_resumed_equal_the_whole_match() {
     let (ok, _, err, _) = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(ok, "{err}");
     assert_eq!(games_of(&short).len(), 4);
-    let longer = d.join("longer.json");
-    let a = args(&[
-        "--resume".into(),
-        short.to_string_lossy().into(),
-        "--json".into(),
-        longer.to_string_lossy().into(),
-    ]);
-    let (ok, longer_out, err, _) = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(ok, "{err}");
-    assert_eq!(games_of(&longer), games_of(&full));
-    assert_eq!(stats_lines(&longer_out), stats_lines(&full_out));
+    resumed_is_whole(&short, &d.join("longer.json"));
     // Fewer games than the record holds is another match.
     let a = with_games("2", &["--resume".into(), short.to_string_lossy().into()]);
     let (ok, _, err, _) = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
