@@ -6,6 +6,12 @@
 //! block in turn, which continues the VCF only if that block is a four too.
 //! Under renju a black defender cannot block on a forbidden cell: the
 //! attacker wins there.
+//!
+//! The horizon's quick search (`vcf_local`) reads fewer lines than the
+//! full one: each four after the first near the previous one, and from the
+//! third four on only fours with more to them unless the last two were
+//! such ([`Combo`], Rapfi's quiescence rule). The full search
+//! ([`Searcher::find_vcf`]) plays every four.
 
 use super::Searcher;
 use crate::board::rules::{find_class, is_banned, stop_fives};
@@ -88,6 +94,40 @@ impl VcfCache {
     }
 }
 
+/// What the attacker's fours so far allow next in the horizon's VCF
+/// (Rapfi's quiescence rule): its first two fours may be plain ones; after
+/// that only a four with more to it (a closed three or open two beside
+/// it, or an open three: [`Class::Block4Plus`] and up), unless the last
+/// two were such fours. A line of plain fours is rarely a VCF and costs the
+/// most to read.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct Combo {
+    /// Fours the attacker has played in this line (counted to 2).
+    fours: u8,
+    /// How many of the latest fours in a row were `Block4Plus` or better
+    /// (counted to 2).
+    run: u8,
+}
+
+impl Combo {
+    pub(super) const START: Combo = Combo { fours: 0, run: 0 };
+
+    /// May a plain four be played next?
+    #[inline]
+    fn plain_ok(self) -> bool {
+        self.fours < 2 || self.run >= 2
+    }
+
+    /// After a four, `more` when it was `Block4Plus` or better.
+    #[inline]
+    fn after(self, more: bool) -> Combo {
+        Combo {
+            fours: (self.fours + 1).min(2),
+            run: if more { (self.run + 1).min(2) } else { 0 },
+        }
+    }
+}
+
 /// Is `q` near `p`: in the 5x5 square around it, or on one of its four
 /// lines within four cells?
 #[inline]
@@ -114,7 +154,16 @@ impl Searcher {
         let local = self.params.vcf_local;
         // Nothing here evaluates: the network's sums wait.
         board.pause_acc();
-        let r = self.vcf(board, depth, &mut budget, None, local, None, &mut line);
+        let r = self.vcf(
+            board,
+            depth,
+            &mut budget,
+            None,
+            local,
+            None,
+            Combo::START,
+            &mut line,
+        );
         board.resume_acc();
         self.vcf_line = line;
         r
@@ -133,7 +182,16 @@ impl Searcher {
         let mut budget = max_nodes;
         let mut line = Vec::new();
         board.pause_acc();
-        let r = self.vcf(board, max_fours, &mut budget, None, false, None, &mut line);
+        let r = self.vcf(
+            board,
+            max_fours,
+            &mut budget,
+            None,
+            false,
+            None,
+            Combo::START,
+            &mut line,
+        );
         board.resume_acc();
         r.map(|_| line)
     }
@@ -153,6 +211,7 @@ impl Searcher {
         must: Option<Pos>,
         local: bool,
         last: Option<Pos>,
+        combo: Combo,
         line: &mut Vec<Pos>,
     ) -> Option<u32> {
         let me = board.side_to_move();
@@ -175,12 +234,25 @@ impl Searcher {
         if depth == 0 || *budget == 0 {
             return None;
         }
-        // A local search's answer depends on the previous four too.
+        // A local search's answer depends on the previous four too, and
+        // on whether a plain four may come next.
+        let plain = !local || combo.plain_ok();
         let key = match last.filter(|_| local) {
-            Some(l) => board.hash() ^ (l.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            Some(l) => {
+                board.hash()
+                    ^ (l.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    ^ (!plain as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93)
+            }
             None => board.hash(),
         };
         if self.vcf_cache.refuted(key, depth) {
+            return None;
+        }
+        // Only fours with more to them may come: none, no VCF here.
+        if !plain
+            && must.is_none()
+            && board.count(me, Class::Block4Plus) + board.count(me, Class::Block4Flex3) == 0
+        {
             return None;
         }
         let mut moves: ArrayVec<(u8, Pos), 64> = ArrayVec::new();
@@ -204,6 +276,9 @@ impl Searcher {
                         if local && last.is_some_and(|l| !near(l, p)) {
                             continue;
                         }
+                        if !plain && k < Class::Block4Plus {
+                            continue;
+                        }
                         if moves.try_push((k as u8, p)).is_err() {
                             break;
                         }
@@ -213,7 +288,7 @@ impl Searcher {
         }
         // Strongest fours first, ties by cell.
         moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        for &(_, p) in &moves {
+        for &(k, p) in &moves {
             if *budget == 0 {
                 break;
             }
@@ -222,7 +297,8 @@ impl Searcher {
             let len = line.len();
             line.push(p);
             board.make(p);
-            let result = self.after_four(board, depth, budget, p, local, line);
+            let next = combo.after(k >= Class::Block4Plus as u8);
+            let result = self.after_four(board, depth, budget, p, local, next, line);
             board.unmake();
             if result.is_some() {
                 return result;
@@ -237,6 +313,7 @@ impl Searcher {
     }
 
     /// The attacker has just played the four `p`: the defender blocks.
+    #[allow(clippy::too_many_arguments)]
     fn after_four(
         &mut self,
         board: &mut Board,
@@ -244,6 +321,7 @@ impl Searcher {
         budget: &mut u64,
         p: Pos,
         local: bool,
+        combo: Combo,
         line: &mut Vec<Pos>,
     ) -> Option<u32> {
         let attacker = board.side_to_move().opposite();
@@ -269,7 +347,7 @@ impl Searcher {
                 board.make(block);
                 let threat = fives_near(board, defender, block);
                 let r = match threat.len() {
-                    0 => self.vcf(board, depth - 1, budget, None, local, Some(p), line),
+                    0 => self.vcf(board, depth - 1, budget, None, local, Some(p), combo, line),
                     1 => self.vcf(
                         board,
                         depth - 1,
@@ -277,6 +355,7 @@ impl Searcher {
                         Some(threat[0]),
                         local,
                         Some(p),
+                        combo,
                         line,
                     ),
                     _ => None,
@@ -290,5 +369,29 @@ impl Searcher {
                 Some(3)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Combo;
+
+    #[test]
+    fn plain_fours_only_first_or_after_two_fours_with_more() {
+        let c = Combo::START;
+        assert!(c.plain_ok());
+        let c = c.after(false);
+        assert!(c.plain_ok(), "the second four may be plain");
+        let c = c.after(false);
+        assert!(!c.plain_ok(), "two plain fours: no third");
+        let c = c.after(true);
+        assert!(!c.plain_ok(), "one four with more is not enough");
+        let c = c.after(true);
+        assert!(c.plain_ok(), "two fours with more in a row");
+        let c = c.after(false);
+        assert!(!c.plain_ok(), "the run starts again after a plain four");
+        // A line that opens with fours with more keeps its freedom.
+        let c = Combo::START.after(true).after(true);
+        assert!(c.plain_ok());
     }
 }
