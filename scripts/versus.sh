@@ -20,7 +20,10 @@
 # SIZE (15 or 20; 15), GAMES a side (even; 200), TURN_MS (200), CHUNK (the
 # openings a chunk; 10: BASE and NEW alternate chunk by chunk, so a change
 # of machine load falls on both), CONCURRENCY (2), SEED (from NAME),
-# SPARRING (../shared/sparring), OUT.
+# BOOK (tengen: the tuning part of tengen's own book; rapfi: that of the
+# book Rapfi's opengen balanced, openings/rapfi_opengen_*_tune: the
+# openings a stronger engine calls even), SPARRING (../shared/sparring),
+# OUT.
 # Prints the score of each side and NEW - BASE in points and Elo, with a
 # 95% interval from the per-opening differences; and the games that ended
 # otherwise than by five or a draw.
@@ -45,7 +48,12 @@ conc=${CONCURRENCY:-2}
 seed=${SEED:-$(printf %s "$name" | cksum | cut -d' ' -f1)}
 sparring=$(realpath -m "${SPARRING:-$root/../shared/sparring}")
 out=${OUT:-$root/runs/versus-$name}
+judge=${BOOK:-tengen}
 book_and_code "$rule" "$size" tuning
+case $judge in
+  tengen | rapfi) ;;
+  *) echo "error: BOOK must be tengen or rapfi, not '$judge'" >&2; exit 2 ;;
+esac
 whole_numbers GAMES="$games" TURN_MS="$turn" CHUNK="$chunk" CONCURRENCY="$conc" SEED="$seed"
 if [ $((games % 2)) -ne 0 ] || [ "$games" -lt 2 ] || [ "$chunk" -lt 1 ]; then
   echo "error: GAMES must be even and at least 2, CHUNK at least 1" >&2
@@ -72,7 +80,7 @@ for side in base new; do
 done
 
 # The openings: a seeded draw without repeats from the tuning part.
-python3 - "$root/openings/tengen_opengen_${book}_tune.pos.txt" "$seed" "$((games / 2))" "$chunk" "$out" <<'PY'
+python3 - "$root/openings/${judge}_opengen_${book}_tune.pos.txt" "$seed" "$((games / 2))" "$chunk" "$out" <<'PY'
 import os, random, sys
 path, seed, n, chunk, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 lines = [l for l in open(path).read().splitlines() if l and not l.startswith("#")]
@@ -102,7 +110,7 @@ for i in range(0, n, chunk):
 PY
 
 if [ "$turn" -ge 1000 ]; then tc=100000/$((turn / 1000)); else tc=$(awk -v t="$turn" 'BEGIN { printf "100000/%g", t / 1000 }'); fi
-echo "versus.sh: test $name, $partner, $rule ${size}x$size, $games games a side at tc $tc, seed $seed, ${book}_tune, records in $out" >&2
+echo "versus.sh: test $name, $partner, $rule ${size}x$size, $games games a side at tc $tc, seed $seed, ${judge}_opengen_${book}_tune, records in $out" >&2
 for openings in "$out"/chunk*.pos.txt; do
   stem=${openings%.pos.txt}
   n=$(wc -l <"$openings")

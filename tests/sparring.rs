@@ -466,6 +466,44 @@ fn the_versus_script_pairs_two_settings_on_the_same_openings() {
     assert!(text3.contains("(95%, 3 openings paired)"), "{text3}");
     assert_eq!(sgf("chunk0000"), first, "a finished chunk was replayed");
     assert_eq!(sgf("chunk0002").matches("(;").count(), 2);
+    let book = |name: &str| {
+        std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("openings")
+                .join(name),
+        )
+        .unwrap()
+    };
+    let ours = book("tengen_opengen_f15_tune.pos.txt");
+    for chunk in ["chunk0000", "chunk0001", "chunk0002"] {
+        let opening = std::fs::read_to_string(out.join(format!("{chunk}.pos.txt"))).unwrap();
+        assert!(
+            ours.lines().any(|l| l == opening.trim_end()),
+            "{chunk}: {opening}"
+        );
+    }
+    // BOOK=rapfi draws from the tuning part of Rapfi's book instead.
+    let out2 = scratch("versus-rapfi-book");
+    let r = Command::new("bash")
+        .arg(&script)
+        .arg("versus-test")
+        .arg(BIN)
+        .arg(BIN)
+        .arg("wine")
+        .env("SPARRING", &dir)
+        .env("OUT", &out2)
+        .env("BOOK", "rapfi")
+        .env("GAMES", "2")
+        .env("TURN_MS", "100")
+        .env("CONCURRENCY", "1")
+        .output()
+        .expect("run the script");
+    let text4 = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{text4}");
+    assert!(text4.contains("rapfi_opengen_f15_tune"), "{text4}");
+    let theirs = book("rapfi_opengen_f15_tune.pos.txt");
+    let opening = std::fs::read_to_string(out2.join("chunk0000.pos.txt")).unwrap();
+    assert!(theirs.lines().any(|l| l == opening.trim_end()), "{opening}");
 }
 
 /// The versus script refuses bad settings with a clear message, before it
@@ -477,6 +515,7 @@ fn the_versus_script_refuses_bad_settings() {
         ("GAMES", "3", "rapfi", "GAMES must be even"),
         ("GAMES", "ten", "rapfi", "GAMES must be a whole number"),
         ("CHUNK", "0", "rapfi", "CHUNK at least 1"),
+        ("BOOK", "yixin", "rapfi", "BOOK must be tengen or rapfi"),
         ("RULE", "caro", "rapfi", "no tuning book"),
         ("RULE", "renju", "wine", "wine plays freestyle only"),
         ("SIZE", "20", "pentazen", "pentazen plays 15x15 only"),
