@@ -403,7 +403,8 @@ fn the_versus_script_pairs_two_settings_on_the_same_openings() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let out = scratch("versus");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/versus.sh");
-    let run = |games: &str| {
+    // Into `into`, from the tuning part of `book`'s book.
+    let run_in = |into: &Path, book: &str, games: &str| {
         Command::new("bash")
             .arg(&script)
             .arg("versus-test")
@@ -411,7 +412,8 @@ fn the_versus_script_pairs_two_settings_on_the_same_openings() {
             .arg(format!("env TENGEN_PARAMS=width=10 {BIN}"))
             .arg("wine")
             .env("SPARRING", &dir)
-            .env("OUT", &out)
+            .env("OUT", into)
+            .env("BOOK", book)
             .env("GAMES", games)
             .env("CHUNK", "1")
             .env("TURN_MS", "100")
@@ -419,6 +421,7 @@ fn the_versus_script_pairs_two_settings_on_the_same_openings() {
             .output()
             .expect("run the script")
     };
+    let run = |games: &str| run_in(&out, "tengen", games);
     let r = run("4");
     let text =
         String::from_utf8_lossy(&r.stdout).into_owned() + &String::from_utf8_lossy(&r.stderr);
@@ -484,20 +487,7 @@ fn the_versus_script_pairs_two_settings_on_the_same_openings() {
     }
     // BOOK=rapfi draws from the tuning part of Rapfi's book instead.
     let out2 = scratch("versus-rapfi-book");
-    let r = Command::new("bash")
-        .arg(&script)
-        .arg("versus-test")
-        .arg(BIN)
-        .arg(BIN)
-        .arg("wine")
-        .env("SPARRING", &dir)
-        .env("OUT", &out2)
-        .env("BOOK", "rapfi")
-        .env("GAMES", "2")
-        .env("TURN_MS", "100")
-        .env("CONCURRENCY", "1")
-        .output()
-        .expect("run the script");
+    let r = run_in(&out2, "rapfi", "2");
     let text4 = String::from_utf8_lossy(&r.stderr);
     assert!(r.status.success(), "{text4}");
     assert!(text4.contains("rapfi_opengen_f15_tune"), "{text4}");
