@@ -234,10 +234,10 @@ impl fmt::Debug for Net {
 /// games of `data/selfplay/f15/` and standard's 24,000 replayed
 /// (2026-12-06), which renju plays too on 15x15; the one before it,
 /// fitted on the first 9,374 of them (2026-12-02), which both play on
-/// the other boards; the first one
-/// (fitted on 2026-11-25 on games since lost), which caro plays; and
-/// standard's two: the fit on all of freestyle's games replayed and
-/// standard's own (2026-12-05), and the one before it (2026-12-03).
+/// the other boards; the first one (fitted on 2026-11-25 on games since
+/// lost), which caro plays; and standard's two: the fit on all of
+/// freestyle's games replayed and standard's own (2026-12-05), and the
+/// one before it (2026-12-03).
 const FILES: [&str; 5] = [
     include_str!("../weights/freestyle-net.txt"),
     include_str!("../weights/freestyle-net-1.txt"),
