@@ -282,19 +282,31 @@ mod tests {
 
     #[test]
     fn a_rule_with_two_networks_plays_each_on_its_boards() {
-        // Freestyle's newest network plays 15x15, the one before it 16x16
-        // to 20x20, and renju plays the same two files; standard's newest
-        // plays 15x15 and the one before it the other boards. A network
-        // given in their place plays alone.
+        // Standard's newest network plays 15x15 and the one before it the
+        // other boards; freestyle's one file plays 15x15 to 20x20, and
+        // renju plays it too. A network given in their place plays alone.
         let e = Evaluator::shipped();
+        let b15 = Board::new(15, Rule::Standard).unwrap();
+        let b20 = Board::new(20, Rule::Standard).unwrap();
+        let (n15, n20) = (e.net_for(&b15).unwrap(), e.net_for(&b20).unwrap());
+        assert!(!Arc::ptr_eq(n15, n20));
+        assert_eq!(n15.boards, (15, 15));
+        assert_eq!(n20.boards, (15, 20));
+        let given = Evaluator::shipped().with_net(n15.clone());
+        assert!(given.net_for(&b20).is_none());
+        assert!(Arc::ptr_eq(given.net_for(&b15).unwrap(), n15));
         for rule in [Rule::Freestyle, Rule::Renju, Rule::Standard] {
+            assert!(
+                e.net_for(&Board::new(12, rule).unwrap()).is_none(),
+                "{rule}"
+            );
+        }
+        for rule in [Rule::Freestyle, Rule::Renju] {
             let b15 = Board::new(15, rule).unwrap();
             let b20 = Board::new(20, rule).unwrap();
-            let (n15, n20) = (e.net_for(&b15).unwrap(), e.net_for(&b20).unwrap());
-            assert!(!Arc::ptr_eq(n15, n20), "{rule}");
-            assert_eq!(n15.boards, (15, 15), "{rule}");
-            assert_eq!(n20.boards, (15, 20), "{rule}");
-            assert!(e.net_for(&Board::new(12, rule).unwrap()).is_none());
+            let (f15, f20) = (e.net_for(&b15).unwrap(), e.net_for(&b20).unwrap());
+            assert!(Arc::ptr_eq(&f15.vectors, &f20.vectors), "{rule}");
+            assert_eq!(f15.boards, (15, 20), "{rule}");
         }
         let renju = Board::new(15, Rule::Renju).unwrap();
         assert!(Arc::ptr_eq(
@@ -303,14 +315,8 @@ mod tests {
                 .unwrap()
                 .vectors
         ));
-        let b15 = Board::new(15, Rule::Freestyle).unwrap();
-        let b20 = Board::new(20, Rule::Freestyle).unwrap();
-        let (n15, n20) = (e.net_for(&b15).unwrap(), e.net_for(&b20).unwrap());
-        let given = Evaluator::shipped().with_net(n15.clone());
-        assert!(given.net_for(&b20).is_none());
-        assert!(Arc::ptr_eq(given.net_for(&b15).unwrap(), n15));
         // Attached, a 20x20 board keeps the sums of the network it plays.
-        let mut b = crate::perft::position_from_moves(20, Rule::Freestyle, "h8i9h9").unwrap();
+        let mut b = crate::perft::position_from_moves(20, Rule::Standard, "h8i9h9").unwrap();
         e.attach(&mut b);
         assert!(Arc::ptr_eq(b.code_vectors().unwrap(), &n20.vectors));
     }

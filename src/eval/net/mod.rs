@@ -232,17 +232,15 @@ impl fmt::Debug for Net {
 
 /// The network files compiled in: freestyle's, fitted on the 103,325
 /// games of `data/selfplay/f15/` and standard's 24,000 replayed
-/// (2026-12-06), which renju plays too on 15x15; the one before it,
-/// fitted on the first 9,374 of them (2026-12-02), which both play on
-/// the other boards; the first one (fitted on 2026-11-25 on games since
-/// lost), which caro plays; and standard's two: the fit on all of
-/// freestyle's games replayed and standard's own (2026-12-05), and the
-/// one before it (2026-12-03).
-const FILES: [&str; 5] = [
+/// (2026-12-06), which renju plays too, both on 15x15 to 20x20; the
+/// first one (fitted on 2026-11-25 on games since lost), which caro
+/// plays; and standard's two: the fit on all of freestyle's games
+/// replayed and standard's own (2026-12-05), and the one before it
+/// (2026-12-03).
+const FILES: [&str; 4] = [
     include_str!("../weights/freestyle-net.txt"),
     include_str!("../weights/freestyle-net-1.txt"),
     include_str!("../weights/standard-net.txt"),
-    include_str!("../weights/freestyle-net-2.txt"),
     include_str!("../weights/standard-net-2.txt"),
 ];
 
@@ -257,18 +255,13 @@ const FILES: [&str; 5] = [
 /// games read with standard's patterns and on standard's games.
 ///
 /// A rule may have two entries: the first plays on the boards its file
-/// names, the second on the other boards its file names (freestyle's
-/// newest file on 15x15, the one before it on 16x16 to 20x20, where a
-/// newer fit lost its non-regression test, and renju the same two;
-/// standard's newest on 15x15, the one before it, shifted, on the
-/// others).
+/// names, the second on the other boards its file names (standard's
+/// newest on 15x15, the one before it, shifted, on the others).
 const SHIPPED: &[(Rule, Rule, usize)] = &[
     (Rule::Freestyle, Rule::Freestyle, 0),
-    (Rule::Freestyle, Rule::Freestyle, 3),
     (Rule::Standard, Rule::Standard, 2),
-    (Rule::Standard, Rule::Standard, 4),
+    (Rule::Standard, Rule::Standard, 3),
     (Rule::Renju, Rule::Freestyle, 0),
-    (Rule::Renju, Rule::Freestyle, 3),
     (Rule::Caro, Rule::Freestyle, 1),
 ];
 impl Net {
