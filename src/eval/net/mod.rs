@@ -232,14 +232,11 @@ impl fmt::Debug for Net {
 
 /// The network files compiled in: freestyle's, fitted on the 103,325
 /// games of `data/selfplay/f15/` and standard's 24,000 replayed
-/// (2026-12-06), which renju plays too, both on 15x15 to 20x20; the
-/// first one (fitted on 2026-11-25 on games since lost), which caro
-/// plays; and standard's two: the fit on all of freestyle's games
-/// replayed and standard's own (2026-12-05), and the one before it
-/// (2026-12-03).
-const FILES: [&str; 4] = [
+/// (2026-12-06), which renju and caro play too, on 15x15 to 20x20; and
+/// standard's two: the fit on all of freestyle's games replayed and
+/// standard's own (2026-12-05), and the one before it (2026-12-03).
+const FILES: [&str; 3] = [
     include_str!("../weights/freestyle-net.txt"),
-    include_str!("../weights/freestyle-net-1.txt"),
     include_str!("../weights/standard-net.txt"),
     include_str!("../weights/standard-net-2.txt"),
 ];
@@ -259,10 +256,10 @@ const FILES: [&str; 4] = [
 /// newest on 15x15, the one before it, shifted, on the others).
 const SHIPPED: &[(Rule, Rule, usize)] = &[
     (Rule::Freestyle, Rule::Freestyle, 0),
+    (Rule::Standard, Rule::Standard, 1),
     (Rule::Standard, Rule::Standard, 2),
-    (Rule::Standard, Rule::Standard, 3),
     (Rule::Renju, Rule::Freestyle, 0),
-    (Rule::Caro, Rule::Freestyle, 1),
+    (Rule::Caro, Rule::Freestyle, 0),
 ];
 impl Net {
     /// The network compiled in for `rule`, if there is one.
