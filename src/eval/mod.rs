@@ -282,9 +282,9 @@ mod tests {
 
     #[test]
     fn a_rule_with_two_networks_plays_each_on_its_boards() {
-        // Standard's newest network plays 15x15 and the one before it the
-        // other boards; freestyle's one file plays 15x15 to 20x20, and
-        // renju plays it too. A network given in their place plays alone.
+        // Each rule's newest network plays 15x15 and the one before it the
+        // other boards (standard its own two, renju and caro freestyle's).
+        // A network given in their place plays alone.
         let e = Evaluator::shipped();
         let b15 = Board::new(15, Rule::Standard).unwrap();
         let b20 = Board::new(20, Rule::Standard).unwrap();
@@ -301,13 +301,22 @@ mod tests {
                 "{rule}"
             );
         }
-        for rule in [Rule::Freestyle, Rule::Renju] {
-            let b15 = Board::new(15, rule).unwrap();
-            let b20 = Board::new(20, rule).unwrap();
-            let (f15, f20) = (e.net_for(&b15).unwrap(), e.net_for(&b20).unwrap());
-            assert!(Arc::ptr_eq(&f15.vectors, &f20.vectors), "{rule}");
-            assert_eq!(f15.boards, (15, 20), "{rule}");
+        let free = |size| e.net_for(&Board::new(size, Rule::Freestyle).unwrap());
+        for rule in [Rule::Freestyle, Rule::Renju, Rule::Caro] {
+            for size in [15, 17, 20] {
+                let n = e.net_for(&Board::new(size, rule).unwrap()).unwrap();
+                assert!(
+                    Arc::ptr_eq(&n.vectors, &free(size).unwrap().vectors),
+                    "{rule}"
+                );
+                let boards = if size == 15 { (15, 15) } else { (15, 20) };
+                assert_eq!(n.boards, boards, "{rule} {size}");
+            }
         }
+        assert!(!Arc::ptr_eq(
+            &free(15).unwrap().vectors,
+            &free(20).unwrap().vectors
+        ));
         let renju = Board::new(15, Rule::Renju).unwrap();
         assert!(Arc::ptr_eq(
             &e.net_for(&renju).unwrap().vectors,

@@ -230,13 +230,16 @@ impl fmt::Debug for Net {
     }
 }
 
-/// The network files compiled in: freestyle's, fitted on the 103,325
-/// games of `data/selfplay/f15/` and standard's 24,000 replayed
-/// (2026-12-06), which renju and caro play too, on 15x15 to 20x20; and
-/// standard's two: the fit on all of freestyle's games replayed and
-/// standard's own (2026-12-05), and the one before it (2026-12-03).
-const FILES: [&str; 3] = [
+/// The network files compiled in: freestyle's two, the fit on the
+/// 113,325 games of `data/selfplay/f15/` and standard's 24,000 replayed
+/// (2026-12-06, 15x15) and the one before it on 103,325 and the same
+/// 24,000 (2026-12-06, 15x15 to 20x20, where the newer one played worse:
+/// docs/strength.md), which renju and caro play too; and standard's two:
+/// the fit on all of freestyle's games replayed and standard's own
+/// (2026-12-05), and the one before it (2026-12-03).
+const FILES: [&str; 4] = [
     include_str!("../weights/freestyle-net.txt"),
+    include_str!("../weights/freestyle-net-2.txt"),
     include_str!("../weights/standard-net.txt"),
     include_str!("../weights/standard-net-2.txt"),
 ];
@@ -246,20 +249,23 @@ const FILES: [&str; 3] = [
 /// one is evaluated by its tables alone). Each was fitted on top of its
 /// file's rule's shipped tables: a change to the tables asks for a new
 /// fit. A rule may play another rule's file, added to its own tables,
-/// where an SPRT showed it pays (renju and caro play a freestyle file:
+/// where an SPRT showed it pays (renju and caro play freestyle's files:
 /// docs/strength.md; two networks fitted to renju's own games played
 /// worse than its tables). Standard's own file was fitted on freestyle's
 /// games read with standard's patterns and on standard's games.
 ///
 /// A rule may have two entries: the first plays on the boards its file
-/// names, the second on the other boards its file names (standard's
-/// newest on 15x15, the one before it, shifted, on the others).
+/// names, the second on the other boards its file names (the newest on
+/// 15x15, the one before it, shifted, on the others).
 const SHIPPED: &[(Rule, Rule, usize)] = &[
     (Rule::Freestyle, Rule::Freestyle, 0),
-    (Rule::Standard, Rule::Standard, 1),
+    (Rule::Freestyle, Rule::Freestyle, 1),
     (Rule::Standard, Rule::Standard, 2),
+    (Rule::Standard, Rule::Standard, 3),
     (Rule::Renju, Rule::Freestyle, 0),
+    (Rule::Renju, Rule::Freestyle, 1),
     (Rule::Caro, Rule::Freestyle, 0),
+    (Rule::Caro, Rule::Freestyle, 1),
 ];
 impl Net {
     /// The network compiled in for `rule`, if there is one.
