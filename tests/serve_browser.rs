@@ -260,7 +260,9 @@ fn the_board_works_in_a_real_browser() {
     // the solve after the analysis would be refused as busy.
     let server = Server::start(&["--searches", "1"]);
     let b = Browser::start(&driver, &chrome);
+    // The screenshots' folder: absent where CARGO_TARGET_DIR builds elsewhere.
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
+    std::fs::create_dir_all(&out).expect("screenshot folder");
     b.go(&server.url);
     b.wait("the page", |b| b.text("#status") == "Black to move");
 
