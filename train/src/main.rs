@@ -59,7 +59,24 @@ struct Args {
     replay: Vec<String>,
 }
 
+/// Keeps freed memory in the process. Each batch is two dense count
+/// matrices of tens of MiB; glibc maps blocks that large anew each time
+/// and hands them back on free, so without this the fit spends more time
+/// in page faults than in arithmetic (a 1-epoch fit on two shards: 19.4 s
+/// wall, 10.8 s of it in the kernel, against 6.6 s). The weights are the
+/// same bit for bit.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets the allocator's parameters; it is called
+    // before this process allocates from another thread.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, i32::MAX);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+    }
+}
+
 fn main() -> ExitCode {
+    keep_freed_memory();
     let a = Args::parse();
     match run(&a) {
         Ok(()) => ExitCode::SUCCESS,
