@@ -156,6 +156,11 @@ impl Searcher {
                 continue;
             }
             let busy = may_put_off.then(|| self.mark_busy(key, p));
+            let distraction = if forced && i > 0 && depth >= 2 {
+                board.distraction(p)
+            } else {
+                0
+            };
             board.make(p);
             // Likely fail-high: a ply shallower.
             let new_depth =
@@ -167,7 +172,11 @@ impl Searcher {
                 self.cut[ply + 1] = !pv_node && !cut_node;
                 score = -self.negamax(board, new_depth, -beta, -alpha, ply + 1, &mut child);
             } else {
-                let r = if forced { 0 } else { self.reduction(depth, i) };
+                let r = if forced {
+                    distraction.min(new_depth - 1).max(0)
+                } else {
+                    self.reduction(depth, i)
+                };
                 self.cut[ply + 1] = true;
                 score = -self.negamax(
                     board,

@@ -12,7 +12,7 @@ use crate::eval::Evaluator;
 use crate::movegen::{add_rest, generate, NodeKind, ScoredMove};
 use crate::pattern::Class;
 use crate::solver::{four_three_wins, three_three_wins};
-use crate::types::Pos;
+use crate::types::{Pos, Rule};
 
 /// What the search needs of a position. The Gomoku board implements it;
 /// so does a small game tree in the tests, which runs the very same
@@ -42,6 +42,14 @@ pub trait SearchNode {
     /// Does move `m` make a three or a four for the side to move (never
     /// pruned by move count)?
     fn is_tactical(&self, m: Pos) -> bool;
+    /// Plies more to reduce move `m` by at a node forced by the
+    /// opponent's open-four threat, where `m` does not block it (our own
+    /// four elsewhere, which only delays): two when it is far from the
+    /// opponent's last stone, one more when far from our own (Rapfi's
+    /// reduction of distracting defences).
+    fn distraction(&self, _m: Pos) -> i32 {
+        0
+    }
     /// The moves to search, scored for ordering; a quiet node keeps its
     /// best `width`.
     fn generate(
@@ -142,6 +150,17 @@ impl SearchNode for Board {
         self.class(self.side_to_move(), m) >= Class::Flex3
     }
 
+    fn distraction(&self, m: Pos) -> i32 {
+        let opp = self.side_to_move().opposite();
+        if self.count(opp, Class::Flex4) == 0 || self.class(opp, m) >= Class::Block4 {
+            return 0;
+        }
+        let mut last = self.moves().rev().map(|(p, _)| p);
+        let far = |q: Option<Pos>, reach: usize| q.is_some_and(|q| m.distance(q) > reach);
+        let own_reach = if self.rule() == Rule::Renju { 5 } else { 4 };
+        2 * far(last.next(), 4) as i32 + far(last.next(), own_reach) as i32
+    }
+
     fn generate(
         &mut self,
         params: &Params,
@@ -194,5 +213,31 @@ fn scorer<'a>(board: &mut Board, params: &'a Params, eval: &'a Evaluator) -> Sco
         scorer
     } else {
         scorer.without_shapes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::perft::position_from_moves;
+
+    #[test]
+    fn distracting_fours_against_an_open_three() {
+        // Black's open three g8 h8 i8 (i8 last); white a1 a2 a3 and m3
+        // (last), white to move.
+        let b = position_from_moves(15, Rule::Freestyle, "g8a1o15a2h8a3n15m3i8").unwrap();
+        // White's fours a4 and a5 block nothing, far from both last stones.
+        assert_eq!(b.distraction(Pos::new(0, 3)), 3);
+        assert_eq!(b.distraction(Pos::new(0, 4)), 3);
+        // The cells that stop the three are never reduced.
+        for x in [4, 5, 9, 10] {
+            assert_eq!(b.distraction(Pos::new(x, 7)), 0, "x {x}");
+        }
+        // With white's last stone at a3, a4 is near it: only the two plies.
+        let b = position_from_moves(15, Rule::Freestyle, "g8a1o15a2h8m3n15a3i8").unwrap();
+        assert_eq!(b.distraction(Pos::new(0, 3)), 2);
+        // No open three to answer: nothing is reduced.
+        let b = position_from_moves(15, Rule::Freestyle, "g8a1o15a2h8a3n15m3").unwrap();
+        assert_eq!(b.distraction(Pos::new(0, 3)), 0);
     }
 }
