@@ -151,16 +151,23 @@ impl Searcher {
             if i >= prune_from && best > -WIN_MIN && !board.is_tactical(p) {
                 continue;
             }
+            let distraction = if forced && i > 0 {
+                board.distraction(p)
+            } else {
+                0
+            };
+            // Far from both last stones, a shallow node skips it.
+            if distraction == 3 && ply > 0 && depth < self.params.distract_prune && best > -WIN_MIN
+            {
+                continue;
+            }
+            let reduces = self.params.distract_depth > 0 && depth >= self.params.distract_depth;
+            let distraction = if reduces { distraction } else { 0 };
             if may_put_off && i > 0 && first_visit && self.busy(key, p) {
                 put_off.push(i);
                 continue;
             }
             let busy = may_put_off.then(|| self.mark_busy(key, p));
-            let distraction = if forced && i > 0 && depth >= 2 {
-                board.distraction(p)
-            } else {
-                0
-            };
             board.make(p);
             // Likely fail-high: a ply shallower.
             let new_depth =

@@ -197,6 +197,13 @@ params! {
     /// beats beta by `lfh_margin` a ply, every move is searched a ply
     /// shallower (after Rapfi's `likelyFailHigh`).
     lfh_margin: i32 = 20, 0..=200 / 5, off 0;
+    /// At a node forced by the opponent's open three, our four that blocks
+    /// nothing is searched shallower from this depth (see
+    /// [`super::position::SearchNode::distraction`]; 0: off).
+    distract_depth: i32 = 2, 0..=64 / 1, off 0;
+    /// Below this depth such a four far from both last stones is skipped
+    /// once a move has not lost (0: off).
+    distract_prune: i32 = 4, 0..=64 / 1, off 0;
     /// Use the transposition table (off only to compare with plain minimax).
     tt: bool = true, 0..=1 / 1, off 0;
     /// Threat search: most attacker moves in one VCF line.

@@ -71,6 +71,8 @@ fn alpha_beta_equals_minimax_on_random_positions() {
         rfp_depth: 0,
         mcp_scale: 0,
         lfh_margin: 0,
+        distract_depth: 0,
+        distract_prune: 0,
         widen_pv: false,
         width: 5,
         root_width: 6,
